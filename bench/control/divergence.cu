@@ -1,0 +1,49 @@
+//! Warp divergence: cost of N distinct paths inside one warp, in SM cycles per path and as a
+//! slowdown over the non-divergent warp measured in the same run.
+#include "common/arg_cache.h"
+#include "common/device_memory.h"
+#include "common/gpu_fixture.h"
+#include "kernels/control/divergence.cuh"
+
+#include <cstdint>
+
+namespace gpubench {
+namespace {
+
+// 256 rounds x 16 steps: about 4096 dependent multiply-adds per path, so branch overhead is noise.
+constexpr int kRounds = 256;
+constexpr int kWarp = 32;
+
+class Divergence : public GpuFixture {
+ protected:
+  // Allocated on first use: fixtures are built at registration, before any GPU is chosen.
+  std::uint32_t* out() {
+    return out_.get({}, [] { return DeviceBuffer<std::uint32_t>(kWarp); }).data();
+  }
+  void launch_paths(cudaStream_t stream, Clocks clocks, int paths) {
+    kernels::divergence<<<1, kWarp, 0, stream>>>(out(), paths, kRounds, clocks);
+  }
+  double baseline_cycles() {
+    return untimed_cycles([&](cudaStream_t s, Clocks c) { launch_paths(s, c, 1); });
+  }
+  ArgCache<DeviceBuffer<std::uint32_t>> out_;
+};
+
+BENCHMARK_DEFINE_F(Divergence, Paths)(benchmark::State& state) {
+  const int paths = static_cast<int>(state.range(0));
+  run(state, [&](cudaStream_t s, Clocks c) { launch_paths(s, c, paths); });
+  report_per(state, "path", paths);
+  state.counters[counters::kSlowdown] = cycles() / baseline_cycles();
+}
+BENCHMARK_REGISTER_F(Divergence, Paths)->ArgName("paths")->RangeMultiplier(2)->Range(1, 32);
+
+BENCHMARK_DEFINE_F(Divergence, IdenticalBranches)(benchmark::State& state) {
+  run(state, [&](cudaStream_t s, Clocks c) {
+    kernels::divergence_identical_branches<<<1, kWarp, 0, s>>>(out(), kRounds, c);
+  });
+  state.counters[counters::kSlowdown] = cycles() / baseline_cycles();
+}
+BENCHMARK_REGISTER_F(Divergence, IdenticalBranches);
+
+}  // namespace
+}  // namespace gpubench

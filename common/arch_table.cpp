@@ -1,0 +1,29 @@
+#include "common/arch_table.h"
+
+namespace gpubench {
+
+std::optional<ArchThroughput> arch_throughput(int major, int minor) {
+  struct Row {
+    int major, minor;
+    ArchThroughput throughput;
+  };
+  static constexpr Row kRows[] = {
+      {7, 5, {64, 2}},    // Turing
+      {8, 0, {64, 32}},   // A100
+      {8, 6, {128, 2}},   // GA10x
+      {8, 7, {128, 2}},   // Orin
+      {8, 9, {128, 2}},   // Ada
+      {9, 0, {128, 64}},  // Hopper
+      {10, 0, {128, 64}}, // Blackwell datacenter
+      {12, 0, {128, 2}},  // Blackwell consumer
+  };
+  for (const Row& row : kRows)
+    if (row.major == major && row.minor == minor) return row.throughput;
+  return std::nullopt;
+}
+
+double peak_tflops(int fma_per_sm_per_clock, int sm_count, double sm_mhz) {
+  return 2.0 * fma_per_sm_per_clock * sm_count * sm_mhz * 1e6 / 1e12;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,19 @@
+// Per-SM arithmetic throughput by compute capability, from the CUDA C++ Programming Guide's
+// "Arithmetic Instructions" throughput table (results per clock cycle per multiprocessor).
+#pragma once
+
+#include <optional>
+
+namespace gpubench {
+
+struct ArchThroughput {
+  int fp32_fma_per_sm_per_clock;
+  int fp64_fma_per_sm_per_clock;
+};
+
+std::optional<ArchThroughput> arch_throughput(int major, int minor);
+
+// FMA counts as two flops.
+double peak_tflops(int fma_per_sm_per_clock, int sm_count, double sm_mhz);
+
+}  // namespace gpubench

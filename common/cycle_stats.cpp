@@ -1,0 +1,30 @@
+#include "common/cycle_stats.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gpubench {
+
+void CycleStats::add(const CycleSpan& span) {
+  if (span.stop_clock < span.start_clock || span.stop_ns < span.start_ns)
+    throw std::runtime_error("cycle span runs backwards: the kernel did not record start and stop");
+  const std::uint64_t cycles = span.stop_clock - span.start_clock;
+  ++count_;
+  sum_cycles_ += static_cast<double>(cycles);
+  sum_ns_ += static_cast<double>(span.stop_ns - span.start_ns);
+  min_cycles_ = std::min(min_cycles_, cycles);
+}
+
+double CycleStats::mean_cycles() const { return count_ ? sum_cycles_ / static_cast<double>(count_) : 0.0; }
+
+std::optional<double> CycleStats::sm_mhz() const {
+  if (sum_ns_ < kMinNsForClockEstimate) return std::nullopt;
+  return sum_cycles_ / sum_ns_ * 1e3;
+}
+
+double cycles_to_ns(double cycles, double mhz) {
+  if (!(mhz > 0.0)) throw std::invalid_argument("cycles_to_ns: the clock must be positive");
+  return cycles * 1e3 / mhz;
+}
+
+}  // namespace gpubench

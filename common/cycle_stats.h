@@ -1,0 +1,36 @@
+// Averages the cycle spans of many launches; derives the SM clock the kernels actually ran at.
+#pragma once
+
+#include "common/clocks.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace gpubench {
+
+class CycleStats {
+ public:
+  // %globaltimer ticks coarsely (about 1 us on recent parts); below this much summed time the
+  // in-run clock estimate is not trusted and the startup calibration is used instead.
+  static constexpr double kMinNsForClockEstimate = 200'000.0;
+
+  void add(const CycleSpan& span);
+  void clear() { *this = CycleStats(); }
+
+  std::int64_t count() const { return count_; }
+  double mean_cycles() const;
+  double min_cycles() const { return count_ ? static_cast<double>(min_cycles_) : 0.0; }
+  // SM clock over all spans, when they cover enough time to beat the timer's granularity.
+  std::optional<double> sm_mhz() const;
+
+ private:
+  std::int64_t count_ = 0;
+  double sum_cycles_ = 0.0;
+  double sum_ns_ = 0.0;
+  std::uint64_t min_cycles_ = UINT64_MAX;
+};
+
+// Cycles at a clock in MHz to nanoseconds.
+double cycles_to_ns(double cycles, double mhz);
+
+}  // namespace gpubench

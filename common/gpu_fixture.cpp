@@ -1,0 +1,96 @@
+#include "common/build_config.h"
+#include "common/gpu_fixture.h"
+
+#include "common/cycle_stats.h"
+
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <numeric>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+std::atomic<int> g_failed{0};
+
+// Coefficient of variation; Google Benchmark 1.8 computes it itself.
+[[maybe_unused]] double coefficient_of_variation(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double squares = 0.0;
+  for (double x : v) squares += (x - mean) * (x - mean);
+  const double stddev = std::sqrt(squares / static_cast<double>(v.size() - 1));
+  return mean == 0.0 ? 0.0 : stddev / mean;
+}
+
+}  // namespace
+
+GpuFixture::GpuFixture() {
+  UseManualTime();
+#if !(GPUBENCH_BENCHMARK_VERSION_MAJOR > 1 || GPUBENCH_BENCHMARK_VERSION_MINOR >= 8)
+  ComputeStatistics("cv", coefficient_of_variation, benchmark::StatisticUnit::kPercentage);
+#endif
+}
+
+int GpuFixture::failed_benchmarks() { return g_failed.load(); }
+
+void GpuFixture::Run(benchmark::State& state) {
+  try {
+    SetUp(state);
+    BenchmarkCase(state);
+  } catch (const std::exception& e) {
+    ++g_failed;
+    state.SkipWithError(e.what());
+  }
+  try {
+    TearDown(state);
+  } catch (const std::exception& e) {
+    if (!state.error_occurred()) {
+      ++g_failed;
+      state.SkipWithError(e.what());
+    }
+  }
+}
+
+void GpuFixture::run(benchmark::State& state, const Launch& launch) {
+  GpuSession& session = gpu();
+  // Untimed first launch: module load, first-touch of buffers and launch errors stay out of timing.
+  session.untimed_launch(launch, 0);
+  CycleStats warmup;
+  session.collect_spans(1, warmup);
+
+  CycleStats stats;
+  int pending = 0;
+  for (auto _ : state) {
+    const float ms = session.timed_launch(launch, pending);
+    state.SetIterationTime(static_cast<double>(ms) * 1e-3);
+    if (++pending == session.span_capacity()) {
+      session.collect_spans(pending, stats);
+      pending = 0;
+    }
+  }
+  session.collect_spans(pending, stats);
+
+  last_mean_cycles_ = stats.mean_cycles();
+  last_sm_mhz_ = stats.sm_mhz().value_or(session.calibrated_sm_mhz());
+  state.counters[counters::kCycles] = last_mean_cycles_;
+  state.counters[counters::kCyclesMin] = stats.min_cycles();
+  state.counters[counters::kSmMhz] = last_sm_mhz_;
+  state.counters[counters::kNs] = cycles_to_ns(last_mean_cycles_, last_sm_mhz_);
+}
+
+double GpuFixture::untimed_cycles(const Launch& launch, int launches) {
+  GpuSession& session = gpu();
+  CycleStats stats;
+  for (int i = 0; i < launches; ++i) session.untimed_launch(launch, i);
+  session.collect_spans(launches, stats);
+  return stats.mean_cycles();
+}
+
+void GpuFixture::report_per(benchmark::State& state, const std::string& unit, double count) const {
+  state.counters[counters::per(counters::kCycles, unit)] = last_mean_cycles_ / count;
+  state.counters[counters::per(counters::kNs, unit)] = cycles_to_ns(last_mean_cycles_, last_sm_mhz_) / count;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,43 @@
+// The base fixture of every GPU experiment. It owns timing (CUDA events, manual time), cycles
+// (clock64 spans the kernel stamps), the SM clock, and turns any exception into a skipped
+// benchmark so one failure never ends the run. An experiment only launches its kernel.
+#pragma once
+
+#include "common/benchmark_compat.h"
+#include "common/clocks.h"
+#include "common/counter_names.h"
+#include "common/gpu_session.h"
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace gpubench {
+
+class GpuFixture : public benchmark::Fixture {
+ public:
+  GpuFixture();
+  void Run(benchmark::State& state) override;
+
+  // Benchmarks that ended in an error in this process (gpubench's exit status uses it).
+  static int failed_benchmarks();
+
+ protected:
+  // Times `launch` once per iteration and reports cycles, cycles_min, ns and sm_mhz.
+  void run(benchmark::State& state, const Launch& launch);
+  // Mean cycles of a few untimed launches: a baseline measured in the same run.
+  double untimed_cycles(const Launch& launch, int launches = 5);
+  // <quantity>_per_<unit> for cycles and ns of the last run(), e.g. cycles_per_path.
+  void report_per(benchmark::State& state, const std::string& unit, double count) const;
+
+  double cycles() const { return last_mean_cycles_; }
+  double sm_mhz() const { return last_sm_mhz_; }
+  GpuSession& gpu() const { return GpuSession::get(); }
+
+ private:
+  double last_mean_cycles_ = 0.0;
+  double last_sm_mhz_ = 0.0;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,145 @@
+#include "common/build_config.h"
+#include "common/gpu_session.h"
+
+#include "common/cuda_check.h"
+#include "common/sm_clock.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+int g_selected_device = 0;
+constexpr int kSpanRingSize = 1024;
+constexpr std::uint64_t kClockWarmupNs = 30'000'000;   // lets the clock leave its idle state
+constexpr std::uint64_t kClockMeasureNs = 20'000'000;
+
+std::string cuda_text(cudaError_t code) {
+  return std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ")";
+}
+
+// Whether the build holds SASS (not only PTX) for this compute capability.
+bool built_with_sass_for(int major, int minor) {
+  const std::string arch = std::to_string(major * 10 + minor);
+  std::stringstream list(GPUBENCH_CUDA_ARCHITECTURES);
+  for (std::string entry; std::getline(list, entry, ';');) {
+    if (entry == arch || entry == arch + "-real") return true;
+  }
+  return false;
+}
+
+void check_device_usable(int index) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess)
+    throw GpuUnavailable("no usable CUDA GPU: " + cuda_text(status) +
+                         "; is an NVIDIA GPU with a CUDA 13 driver present?");
+  if (count == 0) throw GpuUnavailable("no CUDA GPU found on this machine");
+  if (index >= count)
+    throw GpuUnavailable("GPU " + std::to_string(index) + " requested (--gpubench_device / GPUBENCH_DEVICE) but only " +
+                         std::to_string(count) + " CUDA GPU(s) present");
+  GPUBENCH_CUDA(cudaSetDevice(index));
+  const cudaError_t image = probe_kernel_image();
+  if (image != cudaSuccess) {
+    cudaGetLastError();
+    cudaDeviceProp prop{};
+    GPUBENCH_CUDA(cudaGetDeviceProperties(&prop, index));
+    throw GpuUnavailable("GPU " + std::to_string(index) + " (" + prop.name + ", sm_" + std::to_string(prop.major) +
+                         std::to_string(prop.minor) + ") cannot run this build (built for " +
+                         GPUBENCH_CUDA_ARCHITECTURES + "): " + cuda_text(image) +
+                         "; reconfigure with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(prop.major) +
+                         std::to_string(prop.minor));
+  }
+}
+
+}  // namespace
+
+void GpuSession::select_device(int index) { g_selected_device = index; }
+
+// Held by pointer and closed explicitly: freeing CUDA memory during static destruction races the
+// runtime's own teardown.
+GpuSession* g_session = nullptr;
+
+GpuSession& GpuSession::get() {
+  // A failed open is not cached: every caller gets the same clear error.
+  if (g_session == nullptr) g_session = new GpuSession(g_selected_device);
+  return *g_session;
+}
+
+void GpuSession::close() {
+  delete g_session;
+  g_session = nullptr;
+}
+
+std::optional<std::string> GpuSession::unavailable_reason() {
+  try {
+    get();
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+GpuSession::GpuSession(int index)
+    : info_((check_device_usable(index), query_device(index))), spans_(kSpanRingSize) {
+  native_code_ = built_with_sass_for(info_.major, info_.minor);
+  if (!native_code_)
+    std::fprintf(stderr,
+                 "gpubench: warning: no SASS for sm_%d%d in this build; the driver JIT-compiles PTX, so "
+                 "timings may not match native code. Reconfigure with -DCMAKE_CUDA_ARCHITECTURES=%d%d.\n",
+                 info_.major, info_.minor, info_.major, info_.minor);
+  spans_.fill_bytes(0, stream_.get());
+  measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockWarmupNs);
+  calibrated_sm_mhz_ = measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockMeasureNs);
+}
+
+float GpuSession::timed_launch(const Launch& launch, int slot) {
+  {
+    StreamHold hold(stream_.get(), hold_flags_);
+    GPUBENCH_CUDA(cudaEventRecord(start_.get(), stream_.get()));
+    launch(stream_.get(), Clocks{spans_.data() + slot});
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaEventRecord(stop_.get(), stream_.get()));
+  }
+  GPUBENCH_CUDA(cudaEventSynchronize(stop_.get()));
+  if (hold_flags_.host()->timed_out) {
+    hold_flags_.host()->timed_out = 0;
+    std::fprintf(stderr, "gpubench: warning: the stream hold timed out; that launch's time includes submission\n");
+  }
+  float ms = 0.0f;
+  GPUBENCH_CUDA(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+  return ms;
+}
+
+void GpuSession::untimed_launch(const Launch& launch, int slot) {
+  launch(stream_.get(), Clocks{spans_.data() + slot});
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream_.get()));
+}
+
+void GpuSession::collect_spans(int count, CycleStats& stats) {
+  if (count == 0) return;
+  const std::vector<CycleSpan> spans = spans_.download(static_cast<std::size_t>(count));
+  for (const CycleSpan& span : spans) {
+    if (span.stop_clock == 0)
+      throw std::runtime_error("the kernel did not record its cycle span (it must call clocks.end())");
+    stats.add(span);
+  }
+  GPUBENCH_CUDA(cudaMemsetAsync(spans_.data(), 0, count * sizeof(CycleSpan), stream_.get()));
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream_.get()));
+}
+
+void GpuSession::add_benchmark_context() const {
+  static bool added = false;
+  if (added) return;
+  added = true;
+  for (const auto& [key, value] : device_context(info_, calibrated_sm_mhz_)) benchmark::AddCustomContext(key, value);
+  benchmark::AddCustomContext("gpubench_cuda_architectures", GPUBENCH_CUDA_ARCHITECTURES);
+  benchmark::AddCustomContext("gpubench_native_sass", native_code_ ? "yes" : "no (PTX JIT)");
+}
+
+}  // namespace gpubench

@@ -1,0 +1,70 @@
+// The process's one GPU session: the chosen device, its stream, timing events, the cycle-span ring
+// and the stream hold. Opened on first use and kept, so no benchmark trial pays for setup.
+#pragma once
+
+#include "common/clocks.h"
+#include "common/cycle_stats.h"
+#include "common/device_info.h"
+#include "common/device_memory.h"
+#include "common/stream_hold.h"
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace gpubench {
+
+// No usable GPU (none present, no driver, index out of range, no code for its architecture).
+class GpuUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using Launch = std::function<void(cudaStream_t, Clocks)>;
+
+class GpuSession {
+ public:
+  // Which GPU the session opens; call before the first get().
+  static void select_device(int index);
+  // Opens the session on first use. Throws GpuUnavailable (one line) or CudaError.
+  static GpuSession& get();
+  // Why no GPU can be used, or nothing when one can (for tests that must skip).
+  static std::optional<std::string> unavailable_reason();
+  // Releases the device resources; the next get() opens a fresh session.
+  static void close();
+
+  const DeviceInfo& device() const { return info_; }
+  double calibrated_sm_mhz() const { return calibrated_sm_mhz_; }
+  bool runs_native_code() const { return native_code_; }
+  cudaStream_t stream() const { return stream_.get(); }
+
+  // One launch between the start/stop events, with the stream held until both are queued.
+  // Returns GPU milliseconds; the kernel stamps span slot `slot`.
+  float timed_launch(const Launch& launch, int slot);
+  // An untimed launch stamping `slot`, synchronized.
+  void untimed_launch(const Launch& launch, int slot);
+  int span_capacity() const { return static_cast<int>(spans_.size()); }
+  // Adds the first `count` spans to `stats` and re-poisons them; throws if one was not written.
+  void collect_spans(int count, CycleStats& stats);
+
+  // Adds the device rows to Google Benchmark's context (once per process).
+  void add_benchmark_context() const;
+
+ private:
+  explicit GpuSession(int index);
+
+  DeviceInfo info_;
+  double calibrated_sm_mhz_ = 0.0;
+  bool native_code_ = true;
+  Stream stream_;
+  Event start_;
+  Event stop_;
+  DeviceBuffer<CycleSpan> spans_;
+  MappedHostValue<HoldFlags> hold_flags_;
+};
+
+}  // namespace gpubench

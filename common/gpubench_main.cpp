@@ -1,0 +1,51 @@
+// gpubench: every registered experiment in one binary. Our flags first, then Google Benchmark's.
+#include "common/gpu_fixture.h"
+#include "common/gpu_session.h"
+#include "common/options.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+namespace {
+
+void print_help() {
+  std::fputs(gpubench::options_usage().c_str(), stdout);
+  benchmark::PrintDefaultHelp();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gpubench::Options options;
+  try {
+    options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv, print_help);  // exits after --help
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+  if (options.list_only) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
+  }
+
+  gpubench::GpuSession::select_device(options.device);
+  try {
+    gpubench::GpuSession::get().add_benchmark_context();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    return 1;
+  }
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  gpubench::GpuSession::close();
+  const int failed = gpubench::GpuFixture::failed_benchmarks();
+  if (failed > 0) std::fprintf(stderr, "gpubench: %d benchmark(s) failed; see ERROR rows above\n", failed);
+  return failed > 0 ? 3 : 0;
+}

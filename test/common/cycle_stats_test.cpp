@@ -1,0 +1,58 @@
+#include "common/cycle_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace gpubench {
+namespace {
+
+CycleSpan span(std::uint64_t cycles, std::uint64_t ns) { return CycleSpan{1000, 1000 + cycles, 50, 50 + ns}; }
+
+TEST(CycleStats, EmptyHasNoCyclesAndNoClock) {
+  CycleStats stats;
+  EXPECT_EQ(stats.count(), 0);
+  EXPECT_EQ(stats.mean_cycles(), 0.0);
+  EXPECT_FALSE(stats.sm_mhz().has_value());
+}
+
+TEST(CycleStats, MeanAndMinimumOverSpans) {
+  CycleStats stats;
+  stats.add(span(100, 1));
+  stats.add(span(300, 1));
+  stats.add(span(200, 1));
+  EXPECT_EQ(stats.count(), 3);
+  EXPECT_DOUBLE_EQ(stats.mean_cycles(), 200.0);
+  EXPECT_DOUBLE_EQ(stats.min_cycles(), 100.0);
+}
+
+TEST(CycleStats, ClockNeedsEnoughTimeToBeatTimerGranularity) {
+  CycleStats stats;
+  stats.add(span(1980, 1000));  // 1 us at 1980 MHz: far too short to trust
+  EXPECT_FALSE(stats.sm_mhz().has_value());
+  for (int i = 0; i < 1000; ++i) stats.add(span(1980, 1000));
+  ASSERT_TRUE(stats.sm_mhz().has_value());
+  EXPECT_NEAR(*stats.sm_mhz(), 1980.0, 1e-9);
+}
+
+TEST(CycleStats, ClockIsTotalCyclesOverTotalTimeNotMeanOfRatios) {
+  CycleStats stats;
+  stats.add(span(100'000, 100'000));    // 1000 MHz
+  stats.add(span(600'000, 200'000));    // 3000 MHz
+  ASSERT_TRUE(stats.sm_mhz().has_value());
+  EXPECT_NEAR(*stats.sm_mhz(), 700'000.0 / 300'000.0 * 1e3, 1e-9);
+}
+
+TEST(CycleStats, BackwardSpanIsAnError) {
+  CycleStats stats;
+  EXPECT_THROW(stats.add(CycleSpan{500, 100, 0, 1}), std::runtime_error);
+}
+
+TEST(CyclesToNs, ConvertsAtTheGivenClock) {
+  EXPECT_DOUBLE_EQ(cycles_to_ns(1980.0, 1980.0), 1000.0);
+  EXPECT_DOUBLE_EQ(cycles_to_ns(4.0, 2000.0), 2.0);
+  EXPECT_THROW(cycles_to_ns(1.0, 0.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,49 @@
+// The harness's own kernels: the SM-clock probe and the stream hold.
+#include "common/device_memory.h"
+#include "common/gpu_session.h"
+#include "common/sm_clock.h"
+#include "common/stream_hold.h"
+#include "test/gpu_test.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+namespace gpubench {
+namespace {
+
+__global__ void set_flag(int* flag) { *flag = 1; }
+
+TEST(SmClock, MeasuresAPlausibleClockNearTheRatedOne) {
+  GPUBENCH_REQUIRE_GPU();
+  GpuSession& gpu = GpuSession::get();
+  const double mhz = measure_sm_clock_mhz(gpu.stream(), gpu.device().sm_count, 5'000'000);
+  EXPECT_GT(mhz, 100.0);
+  // Never meaningfully above the part's rated peak.
+  EXPECT_LT(mhz, gpu.device().max_sm_clock_mhz * 1.02);
+}
+
+TEST(StreamHold, WorkQueuedBehindTheHoldRunsOnlyAfterRelease) {
+  GPUBENCH_REQUIRE_GPU();
+  GpuSession& gpu = GpuSession::get();
+  MappedHostValue<HoldFlags> flags;
+  flags.host()->timed_out = 0;
+  DeviceBuffer<int> flag(1);
+  flag.fill_bytes(0, gpu.stream());
+  GPUBENCH_CUDA(cudaStreamSynchronize(gpu.stream()));
+  {
+    StreamHold hold(gpu.stream(), flags);
+    set_flag<<<1, 1, 0, gpu.stream()>>>(flag.data());
+    GPUBENCH_CUDA_LAUNCHED();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(cudaStreamQuery(gpu.stream()), cudaErrorNotReady);
+    EXPECT_EQ(flag.download().front(), 0);
+  }
+  GPUBENCH_CUDA(cudaStreamSynchronize(gpu.stream()));
+  EXPECT_EQ(flag.download().front(), 1);
+  EXPECT_EQ(flags.host()->timed_out, 0);
+}
+
+}  // namespace
+}  // namespace gpubench

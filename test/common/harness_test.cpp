@@ -1,0 +1,22 @@
+// Without a GPU, a GPU benchmark must end as one skipped row with a one-line reason, not a crash.
+#include "common/benchmark_compat.h"
+#include "common/gpu_session.h"
+#include "test/common/self_test_benchmark.h"
+
+#include <gtest/gtest.h>
+
+namespace gpubench::testing {
+
+TEST(HarnessWithoutGpu, BenchmarkBecomesAnErrorRowWithOneLineReason) {
+  if (!GpuSession::unavailable_reason()) GTEST_SKIP() << "a GPU is present; this covers the no-GPU path";
+  CapturingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, kSelfTestFilter);
+  ASSERT_EQ(reporter.runs.size(), 1u);
+  const auto& run = reporter.runs.front();
+  EXPECT_TRUE(run_failed(run));
+  const std::string message = run_message(run);
+  EXPECT_NE(message.find("GPU"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+}  // namespace gpubench::testing
