@@ -93,13 +93,19 @@ GpuSession::GpuSession(int index)
                  "timings may not match native code. Reconfigure with -DCMAKE_CUDA_ARCHITECTURES=%d%d.\n",
                  info_.major, info_.minor, info_.major, info_.minor);
   spans_.fill_bytes(0, stream_.get());
+  hold_flags_.host()->timed_out = 0;
+  stream_hold_works_ = probe_stream_hold(stream_.get(), hold_flags_);
+  if (!stream_hold_works_)
+    std::fprintf(stderr, "gpubench: warning: kernel launches are synchronous here (a tool such as compute-sanitizer?); "
+                         "times include launch submission\n");
   measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockWarmupNs);
   calibrated_sm_mhz_ = measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockMeasureNs);
 }
 
 float GpuSession::timed_launch(const Launch& launch, int slot) {
   {
-    StreamHold hold(stream_.get(), hold_flags_);
+    std::optional<StreamHold> hold;
+    if (stream_hold_works_) hold.emplace(stream_.get(), hold_flags_);
     GPUBENCH_CUDA(cudaEventRecord(start_.get(), stream_.get()));
     launch(stream_.get(), Clocks{spans_.data() + slot});
     GPUBENCH_CUDA_LAUNCHED();
@@ -140,6 +146,7 @@ void GpuSession::add_benchmark_context() const {
   for (const auto& [key, value] : device_context(info_, calibrated_sm_mhz_)) benchmark::AddCustomContext(key, value);
   benchmark::AddCustomContext("gpubench_cuda_architectures", GPUBENCH_CUDA_ARCHITECTURES);
   benchmark::AddCustomContext("gpubench_native_sass", native_code_ ? "yes" : "no (PTX JIT)");
+  benchmark::AddCustomContext("gpubench_stream_hold", stream_hold_works_ ? "yes" : "no (synchronous launches)");
 }
 
 }  // namespace gpubench

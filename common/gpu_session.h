@@ -40,6 +40,9 @@ class GpuSession {
   const DeviceInfo& device() const { return info_; }
   double calibrated_sm_mhz() const { return calibrated_sm_mhz_; }
   bool runs_native_code() const { return native_code_; }
+  // False where launches are synchronous (e.g. under compute-sanitizer): timing then includes
+  // submission, and the context says so.
+  bool stream_hold_works() const { return stream_hold_works_; }
   cudaStream_t stream() const { return stream_.get(); }
 
   // One launch between the start/stop events, with the stream held until both are queued.
@@ -60,6 +63,7 @@ class GpuSession {
   DeviceInfo info_;
   double calibrated_sm_mhz_ = 0.0;
   bool native_code_ = true;
+  bool stream_hold_works_ = true;
   Stream stream_;
   Event start_;
   Event stop_;

@@ -21,10 +21,11 @@ __global__ void hold_until_released(volatile HoldFlags* flags, unsigned long lon
 
 }  // namespace
 
-StreamHold::StreamHold(cudaStream_t stream, MappedHostValue<HoldFlags>& flags) : flags_(flags) {
+StreamHold::StreamHold(cudaStream_t stream, MappedHostValue<HoldFlags>& flags, unsigned long long timeout_ns)
+    : flags_(flags) {
   flags_.host()->release = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  hold_until_released<<<1, 1, 0, stream>>>(flags_.device(), kTimeoutNs);
+  hold_until_released<<<1, 1, 0, stream>>>(flags_.device(), timeout_ns);
   GPUBENCH_CUDA_LAUNCHED();
   held_ = true;
 }
@@ -34,6 +35,18 @@ void StreamHold::release() noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   flags_.host()->release = 1;
   held_ = false;
+}
+
+bool probe_stream_hold(cudaStream_t stream, MappedHostValue<HoldFlags>& flags) {
+  constexpr unsigned long long kProbeTimeoutNs = 100'000'000ULL;
+  bool held = false;
+  {
+    StreamHold hold(stream, flags, kProbeTimeoutNs);
+    held = cudaStreamQuery(stream) == cudaErrorNotReady;
+  }
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  flags.host()->timed_out = 0;
+  return held;
 }
 
 }  // namespace gpubench

@@ -14,12 +14,14 @@ struct HoldFlags {
   int timed_out;
 };
 
+// Where kernel launches return only after the kernel ends (compute-sanitizer serializes them), no
+// hold is possible: probe_stream_hold() tells, so callers time without one.
 class StreamHold {
  public:
   // The kernel gives up on its own after timeout_ns, so a lost release can never hang the GPU.
   static constexpr unsigned long long kTimeoutNs = 2'000'000'000ULL;
 
-  StreamHold(cudaStream_t stream, MappedHostValue<HoldFlags>& flags);
+  StreamHold(cudaStream_t stream, MappedHostValue<HoldFlags>& flags, unsigned long long timeout_ns = kTimeoutNs);
   ~StreamHold() { release(); }
   StreamHold(const StreamHold&) = delete;
   StreamHold& operator=(const StreamHold&) = delete;
@@ -30,5 +32,8 @@ class StreamHold {
   MappedHostValue<HoldFlags>& flags_;
   bool held_ = false;
 };
+
+// True when a held stream really waits for the host (checked with a short-lived hold).
+bool probe_stream_hold(cudaStream_t stream, MappedHostValue<HoldFlags>& flags);
 
 }  // namespace gpubench

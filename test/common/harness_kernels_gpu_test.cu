@@ -27,6 +27,7 @@ TEST(SmClock, MeasuresAPlausibleClockNearTheRatedOne) {
 TEST(StreamHold, WorkQueuedBehindTheHoldRunsOnlyAfterRelease) {
   GPUBENCH_REQUIRE_GPU();
   GpuSession& gpu = GpuSession::get();
+  if (!gpu.stream_hold_works()) GTEST_SKIP() << "kernel launches are synchronous here (compute-sanitizer?)";
   MappedHostValue<HoldFlags> flags;
   flags.host()->timed_out = 0;
   DeviceBuffer<int> flag(1);

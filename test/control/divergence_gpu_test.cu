@@ -17,10 +17,11 @@ constexpr int kRounds = 3;
 std::vector<std::uint32_t> expected_lanes(int paths, int rounds, bool all_on_path_zero) {
   std::vector<std::uint32_t> lanes(32);
   for (int lane = 0; lane < 32; ++lane) {
-    const std::uint32_t path = all_on_path_zero ? 0u : static_cast<std::uint32_t>(lane % paths);
+    const int path = all_on_path_zero ? 0 : lane % paths;
+    const std::uint32_t addend = static_cast<std::uint32_t>(path) + 1u;  // path p adds p + 1
     std::uint32_t x = kernels::divergence_seed(lane);
     for (int step = 0; step < rounds * kernels::kDivergenceStepsPerRound; ++step)
-      x = x * kernels::kDivergenceMultiplier + path;
+      x = x * kernels::kDivergenceMultiplier + addend;
     lanes[lane] = x;
   }
   return lanes;
