@@ -13,6 +13,11 @@ if(NOT CUDAToolkit_FOUND)
                       "Install the CUDA Toolkit 13.x or set CUDAToolkit_ROOT.")
 endif()
 
+if(NOT TARGET CUDA::cupti)
+  message(FATAL_ERROR "gpubench: CUPTI not found in the CUDA Toolkit at ${CUDAToolkit_LIBRARY_DIR}. "
+                      "Install the toolkit's CUPTI component (e.g. cuda-cupti-dev-13-0).")
+endif()
+
 find_package(benchmark QUIET)
 if(NOT benchmark_FOUND)
   message(FATAL_ERROR "gpubench: Google Benchmark not found. Install it (Debian: apt-get install libbenchmark-dev) "

@@ -1,6 +1,7 @@
 #include "common/build_config.h"
 #include "common/gpu_fixture.h"
 
+#include "common/counter_session.h"
 #include "common/cycle_stats.h"
 
 #include <atomic>
@@ -78,6 +79,18 @@ void GpuFixture::run(benchmark::State& state, const Launch& launch) {
   state.counters[counters::kCyclesMin] = stats.min_cycles();
   state.counters[counters::kSmMhz] = last_sm_mhz_;
   state.counters[counters::kNs] = cycles_to_ns(last_mean_cycles_, last_sm_mhz_);
+  report_counters(state, launch);
+}
+
+void GpuFixture::report_counters(benchmark::State& state, const Launch& launch) {
+  GpuSession& session = gpu();
+  const std::map<std::string, double> values =
+      CounterSession::get().profile(session.device().index, default_counters_, [&] { session.untimed_launch(launch, 0); });
+  CycleStats discard;
+  if (!values.empty()) session.collect_spans(1, discard);  // re-poison the slot the profiled launch wrote
+  for (const auto& [name, value] : values) state.counters[name] = value;
+  if (ideal_traffic_)
+    for (const auto& [name, value] : derive_traffic_counters(values, *ideal_traffic_)) state.counters[name] = value;
 }
 
 double GpuFixture::untimed_cycles(const Launch& launch, int launches) {

@@ -7,11 +7,14 @@
 #include "common/clocks.h"
 #include "common/counter_names.h"
 #include "common/gpu_session.h"
+#include "common/traffic.h"
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -24,8 +27,14 @@ class GpuFixture : public benchmark::Fixture {
   static int failed_benchmarks();
 
  protected:
-  // Times `launch` once per iteration and reports cycles, cycles_min, ns and sm_mhz.
+  // Times `launch` once per iteration and reports cycles, cycles_min, ns and sm_mhz; then, outside
+  // the timed loop, profiles one more launch for the hardware counters (kernels must tolerate
+  // being run again: CUPTI replays each kernel, restoring device memory between passes).
   void run(benchmark::State& state, const Launch& launch);
+  // The counters this experiment reports by default (names from common/metric_table.cpp).
+  void set_default_counters(std::vector<std::string> names) { default_counters_ = std::move(names); }
+  // The least traffic the next run() could move; adds <bytes>_per_element and *_normalized.
+  void set_ideal_traffic(const IdealTraffic& ideal) { ideal_traffic_ = ideal; }
   // Mean cycles of a few untimed launches: a baseline measured in the same run.
   double untimed_cycles(const Launch& launch, int launches = 5);
   // <quantity>_per_<unit> for cycles and ns of the last run(), e.g. cycles_per_path.
@@ -36,8 +45,12 @@ class GpuFixture : public benchmark::Fixture {
   GpuSession& gpu() const { return GpuSession::get(); }
 
  private:
+  void report_counters(benchmark::State& state, const Launch& launch);
+
   double last_mean_cycles_ = 0.0;
   double last_sm_mhz_ = 0.0;
+  std::vector<std::string> default_counters_;
+  std::optional<IdealTraffic> ideal_traffic_;
 };
 
 }  // namespace gpubench

@@ -1,6 +1,9 @@
 // gpubench: every registered experiment in one binary. Our flags first, then Google Benchmark's.
+#include "common/counter_selection.h"
+#include "common/counter_session.h"
 #include "common/gpu_fixture.h"
 #include "common/gpu_session.h"
+#include "common/metric_table.h"
 #include "common/options.h"
 
 #include <benchmark/benchmark.h>
@@ -10,6 +13,15 @@
 #include <exception>
 
 namespace {
+
+void print_counter_table() {
+  std::printf("%-26s %-10s %-60s %s\n", "counter", "unit", "Perfworks metric (x scale)", "meaning");
+  for (const gpubench::MetricSpec& spec : gpubench::metric_table()) {
+    std::string metric = spec.perfworks;
+    if (spec.scale != 1.0) metric += " x " + std::to_string(static_cast<int>(spec.scale));
+    std::printf("%-26s %-10s %-60s %s\n", spec.name, spec.unit, metric.c_str(), spec.description);
+  }
+}
 
 void print_help() {
   std::fputs(gpubench::options_usage().c_str(), stdout);
@@ -21,10 +33,15 @@ void print_help() {
 int main(int argc, char** argv) {
   gpubench::Options options;
   try {
-    options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"));
+    options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"));
+    gpubench::CounterSession::get().configure(gpubench::CounterSelection::parse(options.counters));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;
+  }
+  if (options.list_counters) {
+    print_counter_table();
+    return 0;
   }
   benchmark::Initialize(&argc, argv, print_help);  // exits after --help
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

@@ -9,12 +9,14 @@ namespace gpubench {
 struct Options {
   int device = 0;            // --gpubench_device=N, or GPUBENCH_DEVICE
   bool list_only = false;    // --benchmark_list_tests: no GPU needed
+  std::string counters;      // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
+  bool list_counters = false;  // --gpubench_list_counters
   bool help = false;
 };
 
 // Removes gpubench flags from argv (argc shrinks). Throws std::invalid_argument naming a bad flag.
-// env_device is the value of GPUBENCH_DEVICE or nullptr; the flag wins over it.
-Options parse_options(int& argc, char** argv, const char* env_device);
+// env_device / env_counters are GPUBENCH_DEVICE / GPUBENCH_COUNTERS or nullptr; flags win.
+Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters = nullptr);
 
 std::string options_usage();
 

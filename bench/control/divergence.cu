@@ -15,6 +15,9 @@ constexpr int kRounds = 256;
 constexpr int kWarp = 32;
 
 class Divergence : public GpuFixture {
+ public:
+  Divergence() { set_default_counters({"inst_executed", "thread_inst_executed", "branch_uniformity"}); }
+
  protected:
   // Allocated on first use: fixtures are built at registration, before any GPU is chosen.
   std::uint32_t* out() {
@@ -34,6 +37,10 @@ BENCHMARK_DEFINE_F(Divergence, Paths)(benchmark::State& state) {
   run(state, [&](cudaStream_t s, Clocks c) { launch_paths(s, c, paths); });
   report_per(state, "path", paths);
   state.counters[counters::kSlowdown] = cycles() / baseline_cycles();
+  // Lanes active per warp instruction: 32 without divergence, about 32 / paths with it.
+  if (state.counters.count("inst_executed") && state.counters["inst_executed"].value > 0)
+    state.counters["active_lanes_per_inst"] =
+        state.counters["thread_inst_executed"].value / state.counters["inst_executed"].value;
 }
 BENCHMARK_REGISTER_F(Divergence, Paths)->ArgName("paths")->RangeMultiplier(2)->Range(1, 32);
 

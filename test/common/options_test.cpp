@@ -74,5 +74,15 @@ TEST(Options, NoticesListTestsWithoutConsumingIt) {
   EXPECT_FALSE(parse_options(a.argc, a.pointers.data(), nullptr).list_only);
 }
 
+TEST(Options, CountersComeFromFlagOrEnvironmentAndListCountersIsConsumed) {
+  Argv a({"gpubench", "--gpubench_counters=+l2_read_bytes", "--gpubench_list_counters"});
+  const Options o = parse_options(a.argc, a.pointers.data(), nullptr, "none");
+  EXPECT_EQ(o.counters, "+l2_read_bytes");
+  EXPECT_TRUE(o.list_counters);
+  EXPECT_EQ(a.argc, 1);
+  Argv b({"gpubench"});
+  EXPECT_EQ(parse_options(b.argc, b.pointers.data(), nullptr, "none").counters, "none");
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -40,7 +40,53 @@ def check_divergence(rows):
     return results
 
 
-CHECKS = [check_divergence]
+def check_bank_conflicts(rows):
+    """A k-way conflict replays the access k times: k-1 conflicts per load, cycles per load ~ k x."""
+    results = []
+    base = rows.get("SharedBankConflict/Ways/ways:1/manual_time", {}).get("cycles_per_load")
+    for name, counters in sorted(rows.items()):
+        match = re.match(r"SharedBankConflict/Ways/ways:(\d+)", name)
+        if not match:
+            continue
+        ways = int(match.group(1))
+        if "conflicts_per_load" in counters:
+            ok = abs(counters["conflicts_per_load"] - (ways - 1)) < 0.05
+            results.append((name + " conflicts", ok, f"{counters['conflicts_per_load']:.3f} conflicts per load, "
+                                                       f"expected {ways - 1}"))
+        if base and ways >= 4:
+            ratio = counters["cycles_per_load"] / base
+            ok = 0.5 * ways <= ratio <= 1.5 * ways
+            results.append((name + " cycles", ok, f"{ratio:.2f}x the conflict-free cycles per load, expected ~{ways}x"))
+    return results
+
+
+def check_strided(rows):
+    """Stride >= 8 floats: every lane needs its own 32-byte sector (32 per request); stride 1: 4."""
+    results = []
+    for name, counters in sorted(rows.items()):
+        match = re.match(r"StridedCopy/Gather/stride:(\d+)", name)
+        if not match or "sectors_per_request" not in counters:
+            continue
+        stride = int(match.group(1))
+        expected = min(32, 4 * stride)
+        got = counters["sectors_per_request"]
+        ok = 0.9 * expected <= got <= 1.1 * expected
+        results.append((name, ok, f"{got:.2f} sectors per request, expected {expected}"))
+    return results
+
+
+def check_stream_copy(rows):
+    """A copy far beyond L2 moves each byte once through DRAM and reaches a good share of its peak."""
+    results = []
+    for name, counters in sorted(rows.items()):
+        if not name.startswith("StreamCopy/Copy/MiB:1024") or "dram_read_normalized" not in counters:
+            continue
+        ok = 0.95 <= counters["dram_read_normalized"] <= 1.05
+        results.append((name, ok, f"DRAM read {counters['dram_read_normalized']:.3f} x the ideal bytes"))
+    return results
+
+
+CHECKS = [check_divergence, check_bank_conflicts, check_strided, check_stream_copy]
 
 
 def main():
@@ -48,7 +94,7 @@ def main():
     parser.add_argument("--gpubench", help="gpubench binary to run")
     parser.add_argument("--json", help="check this gpubench JSON instead of running")
     parser.add_argument("--out", help="where a fresh run writes its JSON", default="validation.json")
-    parser.add_argument("--filter", default="Divergence")
+    parser.add_argument("--filter", default="Divergence|SharedBankConflict|StridedCopy|StreamCopy/Copy/MiB:1024")
     args = parser.parse_args()
 
     if args.json:

@@ -1,0 +1,72 @@
+#include "common/counter_session.h"
+
+#include "common/metric_table.h"
+
+#include <cstdio>
+
+namespace gpubench {
+
+CounterSession& CounterSession::get() {
+  static CounterSession session;
+  return session;
+}
+
+void CounterSession::warn_once(const std::string& message) {
+  if (warned_.insert(message).second) std::fprintf(stderr, "gpubench: warning: %s\n", message.c_str());
+}
+
+void CounterSession::disable(const std::string& reason) {
+  unavailable_reason_ = reason;
+  profilers_.clear();
+  warn_once("hardware counters are off for this run: " + reason + "; times and cycles are unaffected");
+}
+
+CuptiProfiler* CounterSession::profiler_for(int device, const std::vector<std::string>& perfworks_metrics) {
+  auto found = profilers_.find(perfworks_metrics);
+  if (found != profilers_.end()) return found->second.get();
+  auto profiler = std::make_unique<CuptiProfiler>(device, perfworks_metrics);
+  CuptiProfiler* raw = profiler.get();
+  profilers_.emplace(perfworks_metrics, std::move(profiler));
+  return raw;
+}
+
+std::map<std::string, double> CounterSession::profile(int device, const std::vector<std::string>& experiment_defaults,
+                                                      const std::function<void()>& launch_and_sync) {
+  if (!unavailable_reason_.empty()) return {};
+  std::vector<const MetricSpec*> specs;
+  for (const std::string& name : selection_.resolve(experiment_defaults)) {
+    const MetricSpec* spec = find_metric(name);
+    if (spec == nullptr) throw std::invalid_argument("experiment asks for unknown counter '" + name + "'");
+    if (!dropped_counters_.count(name)) specs.push_back(spec);
+  }
+  while (!specs.empty()) {
+    std::vector<std::string> metrics;
+    for (const MetricSpec* spec : specs) metrics.emplace_back(spec->perfworks);
+    try {
+      CuptiProfiler* profiler = profiler_for(device, metrics);
+      const std::vector<double> values = profiler->profile(launch_and_sync);
+      std::map<std::string, double> counters;
+      for (std::size_t i = 0; i < specs.size(); ++i) counters[specs[i]->name] = values[i] * specs[i]->scale;
+      return counters;
+    } catch (const UnsupportedMetric& e) {
+      for (auto it = specs.begin(); it != specs.end(); ++it) {
+        if (e.metric() == (*it)->perfworks) {
+          dropped_counters_.insert((*it)->name);
+          warn_once("counter " + std::string((*it)->name) + " dropped: " + e.what());
+          specs.erase(it);
+          break;
+        }
+      }
+    } catch (const CuptiError& e) {
+      if (e.profiling_unavailable()) {
+        disable(e.what());
+      } else {
+        warn_once(std::string("hardware counters failed for a benchmark: ") + e.what());
+      }
+      return {};
+    }
+  }
+  return {};
+}
+
+}  // namespace gpubench

@@ -1,0 +1,45 @@
+// Hardware counters for the whole run: which ones (CounterSelection), one CuptiProfiler per metric
+// set, and graceful degradation. A counter problem never fails a benchmark: profiling that cannot
+// work here (no permission, another profiler attached, unsupported device) is switched off with one
+// warning line; a metric this chip lacks is dropped with one warning naming it.
+#pragma once
+
+#include "common/counter_selection.h"
+#include "common/cupti_profiler.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+class CounterSession {
+ public:
+  static CounterSession& get();
+  void configure(CounterSelection selection) { selection_ = std::move(selection); }
+
+  // Profiles one execution of `launch_and_sync` for the selected counters (the experiment's
+  // defaults, as the user's selection changes them). Returns counter name -> value in the
+  // counter's unit; empty when profiling is off or unavailable.
+  std::map<std::string, double> profile(int device, const std::vector<std::string>& experiment_defaults,
+                                        const std::function<void()>& launch_and_sync);
+
+  // Why counters are off, or empty.
+  const std::string& unavailable_reason() const { return unavailable_reason_; }
+
+ private:
+  CuptiProfiler* profiler_for(int device, const std::vector<std::string>& perfworks_metrics);
+  void disable(const std::string& reason);
+  void warn_once(const std::string& message);
+
+  CounterSelection selection_;
+  std::string unavailable_reason_;
+  std::set<std::string> dropped_counters_;
+  std::set<std::string> warned_;
+  std::map<std::vector<std::string>, std::unique_ptr<CuptiProfiler>> profilers_;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,314 @@
+#include "common/cupti_profiler.h"
+
+#include "common/cuda_check.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+
+namespace gpubench {
+namespace {
+
+// CUPTI parameter blocks: zeroed, with their size set (the API's versioning scheme).
+template <class Params>
+Params make_params(std::size_t struct_size) {
+  Params params{};
+  params.structSize = struct_size;
+  return params;
+}
+
+std::string result_text(CUptiResult code) {
+  const char* text = nullptr;
+  if (cuptiGetResultString(code, &text) != CUPTI_SUCCESS || text == nullptr) return "CUPTI error " + std::to_string(code);
+  return text;
+}
+
+void check(CUptiResult code, const char* call) {
+  if (code != CUPTI_SUCCESS) throw CuptiError(code, std::string(call) + " failed: " + result_text(code));
+}
+
+#define GPUBENCH_CUPTI(call) check((call), #call)
+
+// The runtime's current context, without linking the driver library (CI machines have none).
+CUcontext current_context() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  GPUBENCH_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault, &status));
+  if (entry == nullptr || status != cudaDriverEntryPointSuccess)
+    throw std::runtime_error("cuCtxGetCurrent is not available from the driver");
+  GPUBENCH_CUDA(cudaFree(nullptr));  // make sure the primary context exists and is current
+  CUcontext context = nullptr;
+  if (reinterpret_cast<GetCurrent>(entry)(&context) != CUDA_SUCCESS || context == nullptr)
+    throw std::runtime_error("no current CUDA context to profile");
+  return context;
+}
+
+void initialize_profiler_once() {
+  static std::once_flag once;
+  static CUptiResult result = CUPTI_SUCCESS;
+  std::call_once(once, [] {
+    auto params = make_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    result = cuptiProfilerInitialize(&params);
+  });
+  check(result, "cuptiProfilerInitialize");
+}
+
+void check_device_supported(int device) {
+  auto params = make_params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  params.cuDevice = device;
+  params.api = CUPTI_PROFILER_RANGE_PROFILING;
+  GPUBENCH_CUPTI(cuptiProfilerDeviceSupported(&params));
+  if (params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
+  std::string why;
+  if (params.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "architecture";
+  else if (params.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "virtual GPU (profiling disabled by the host)";
+  else if (params.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "confidential computing";
+  else if (params.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "SLI";
+  else if (params.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "CMP device";
+  else if (params.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "WSL";
+  else why = "unknown reason";
+  throw CuptiError(CUPTI_ERROR_NOT_SUPPORTED, "range profiling is not supported on this device: " + why);
+}
+
+std::vector<const char*> c_strings(const std::vector<std::string>& names) {
+  std::vector<const char*> pointers;
+  for (const std::string& name : names) pointers.push_back(name.c_str());
+  return pointers;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+class HostObject {
+ public:
+  HostObject(const std::string& chip, const std::vector<std::uint8_t>& availability) {
+    auto params = make_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    params.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    params.pChipName = chip.c_str();
+    params.pCounterAvailabilityImage = availability.data();
+    GPUBENCH_CUPTI(cuptiProfilerHostInitialize(&params));
+    object_ = params.pHostObject;
+  }
+  ~HostObject() {
+    auto params = make_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    params.pHostObject = object_;
+    cuptiProfilerHostDeinitialize(&params);
+  }
+  HostObject(const HostObject&) = delete;
+  HostObject& operator=(const HostObject&) = delete;
+  CUpti_Profiler_Host_Object* get() const { return object_; }
+
+  CUptiResult add_metrics(const std::vector<std::string>& metrics) {
+    std::vector<const char*> names = c_strings(metrics);
+    auto params = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    params.pHostObject = object_;
+    params.ppMetricNames = names.data();
+    params.numMetrics = names.size();
+    return cuptiProfilerHostConfigAddMetrics(&params);
+  }
+
+ private:
+  CUpti_Profiler_Host_Object* object_ = nullptr;
+};
+
+// Enabled for one profiled launch; disabled again even when the launch throws.
+class EnabledRangeProfiler {
+ public:
+  explicit EnabledRangeProfiler(CUcontext context) {
+    auto params = make_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    params.ctx = context;
+    GPUBENCH_CUPTI(cuptiRangeProfilerEnable(&params));
+    object_ = params.pRangeProfilerObject;
+  }
+  ~EnabledRangeProfiler() {
+    auto params = make_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    params.pRangeProfilerObject = object_;
+    cuptiRangeProfilerDisable(&params);
+  }
+  EnabledRangeProfiler(const EnabledRangeProfiler&) = delete;
+  EnabledRangeProfiler& operator=(const EnabledRangeProfiler&) = delete;
+  CUpti_RangeProfiler_Object* get() const { return object_; }
+
+ private:
+  CUpti_RangeProfiler_Object* object_ = nullptr;
+};
+
+}  // namespace
+
+bool CuptiError::profiling_unavailable() const noexcept {
+  switch (code_) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+    case CUPTI_ERROR_NOT_INITIALIZED:
+    case CUPTI_ERROR_HARDWARE_BUSY:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+    case CUPTI_ERROR_DISABLED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct CuptiProfiler::State {
+  int device = 0;
+  std::string chip;
+  std::vector<std::string> metrics;
+  std::vector<std::uint8_t> availability;
+  std::unique_ptr<HostObject> host;
+  std::vector<std::uint8_t> config_image;
+  std::size_t passes = 0;
+};
+
+CuptiProfiler::CuptiProfiler(int device, std::vector<std::string> perfworks_metrics) : state_(new State) {
+  State& s = *state_;
+  s.device = device;
+  s.metrics = std::move(perfworks_metrics);
+  if (s.metrics.empty()) throw std::invalid_argument("CuptiProfiler needs at least one metric");
+  GPUBENCH_CUDA(cudaSetDevice(device));
+  const CUcontext context = current_context();
+  initialize_profiler_once();
+  check_device_supported(device);
+
+  auto chip = make_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  chip.deviceIndex = static_cast<std::size_t>(device);
+  GPUBENCH_CUPTI(cuptiDeviceGetChipName(&chip));
+  s.chip = chip.pChipName;
+
+  auto availability = make_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  availability.ctx = context;
+  GPUBENCH_CUPTI(cuptiProfilerGetCounterAvailability(&availability));
+  s.availability.resize(availability.counterAvailabilityImageSize);
+  availability.pCounterAvailabilityImage = s.availability.data();
+  GPUBENCH_CUPTI(cuptiProfilerGetCounterAvailability(&availability));
+
+  s.host = std::make_unique<HostObject>(s.chip, s.availability);
+  if (s.host->add_metrics(s.metrics) != CUPTI_SUCCESS) {
+    // Name the culprit: try each metric alone on a scratch host object.
+    for (const std::string& metric : s.metrics) {
+      HostObject probe(s.chip, s.availability);
+      const CUptiResult code = probe.add_metrics({metric});
+      if (code != CUPTI_SUCCESS)
+        throw UnsupportedMetric(metric, "metric '" + metric + "' is not available on " + s.chip + ": " + result_text(code));
+    }
+    throw CuptiError(CUPTI_ERROR_UNKNOWN, "cuptiProfilerHostConfigAddMetrics rejected the metric set together");
+  }
+
+  auto size = make_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = s.host->get();
+  GPUBENCH_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
+  s.config_image.resize(size.configImageSize);
+  auto image = make_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = s.host->get();
+  image.configImageSize = s.config_image.size();
+  image.pConfigImage = s.config_image.data();
+  GPUBENCH_CUPTI(cuptiProfilerHostGetConfigImage(&image));
+
+  auto passes = make_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  passes.configImageSize = s.config_image.size();
+  passes.pConfigImage = s.config_image.data();
+  GPUBENCH_CUPTI(cuptiProfilerHostGetNumOfPasses(&passes));
+  s.passes = passes.numOfPasses;
+}
+
+CuptiProfiler::~CuptiProfiler() = default;
+CuptiProfiler::CuptiProfiler(CuptiProfiler&&) noexcept = default;
+CuptiProfiler& CuptiProfiler::operator=(CuptiProfiler&&) noexcept = default;
+
+const std::string& CuptiProfiler::chip() const { return state_->chip; }
+std::size_t CuptiProfiler::passes() const { return state_->passes; }
+
+std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_and_sync) {
+  State& s = *state_;
+  std::vector<const char*> names = c_strings(s.metrics);
+  EnabledRangeProfiler profiler(current_context());
+
+  auto size = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  size.pRangeProfilerObject = profiler.get();
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = kMaxRanges;
+  size.maxNumRangeTreeNodes = kMaxRanges;
+  GPUBENCH_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+  std::vector<std::uint8_t> counter_data(size.counterDataSize);
+
+  auto init = make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  init.pRangeProfilerObject = profiler.get();
+  init.counterDataSize = counter_data.size();
+  init.pCounterData = counter_data.data();
+  GPUBENCH_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+
+  auto config = make_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  config.pRangeProfilerObject = profiler.get();
+  config.configSize = s.config_image.size();
+  config.pConfig = s.config_image.data();
+  config.counterDataImageSize = counter_data.size();
+  config.pCounterDataImage = counter_data.data();
+  config.range = CUPTI_AutoRange;
+  config.replayMode = CUPTI_KernelReplay;
+  config.maxRangesPerPass = kMaxRanges;
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 1;
+  GPUBENCH_CUPTI(cuptiRangeProfilerSetConfig(&config));
+
+  auto start = make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  start.pRangeProfilerObject = profiler.get();
+  GPUBENCH_CUPTI(cuptiRangeProfilerStart(&start));
+  launch_and_sync();
+  auto stop = make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  stop.pRangeProfilerObject = profiler.get();
+  GPUBENCH_CUPTI(cuptiRangeProfilerStop(&stop));
+
+  auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = profiler.get();
+  GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
+  if (decode.numOfRangeDropped > 0)
+    throw CuptiError(CUPTI_ERROR_MAX_LIMIT_REACHED, "the profiled launch ran more than " + std::to_string(kMaxRanges) +
+                                                        " kernels; " + std::to_string(decode.numOfRangeDropped) +
+                                                        " were dropped");
+
+  auto info = make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = counter_data.data();
+  info.counterDataImageSize = counter_data.size();
+  GPUBENCH_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
+  if (info.numTotalRanges == 0) throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "the profiled launch ran no kernel");
+
+  std::vector<double> totals(names.size(), 0.0);
+  std::vector<double> range_values(names.size());
+  for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
+    auto evaluate = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    evaluate.pHostObject = s.host->get();
+    evaluate.pCounterDataImage = counter_data.data();
+    evaluate.counterDataImageSize = counter_data.size();
+    evaluate.rangeIndex = range;
+    evaluate.ppMetricNames = names.data();
+    evaluate.numMetrics = names.size();
+    evaluate.pMetricValues = range_values.data();
+    GPUBENCH_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&evaluate));
+    for (std::size_t i = 0; i < names.size(); ++i) totals[i] += range_values[i];
+  }
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!ends_with(s.metrics[i], ".sum")) totals[i] /= static_cast<double>(info.numTotalRanges);
+  return totals;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,67 @@
+// A CUPTI Range Profiler session for one device and one metric set (CUDA 13 API: the range
+// profiler for collection, the profiler host object for config images and evaluation).
+// Kernel replay with auto ranges: each kernel of the profiled launch is replayed for as many
+// passes as the metrics need, CUPTI saving and restoring device memory between passes, as
+// Nsight Compute does by default.
+#pragma once
+
+#include <cupti_result.h>
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+class CuptiError : public std::runtime_error {
+ public:
+  CuptiError(CUptiResult code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  CUptiResult code() const noexcept { return code_; }
+  // The environment forbids or cannot do profiling at all (privileges, another profiler, a
+  // virtualized or unsupported device), as opposed to a problem with one metric.
+  bool profiling_unavailable() const noexcept;
+
+ private:
+  CUptiResult code_;
+};
+
+// A metric this chip does not have.
+class UnsupportedMetric : public std::runtime_error {
+ public:
+  UnsupportedMetric(const std::string& metric, const std::string& message)
+      : std::runtime_error(message), metric_(metric) {}
+  const std::string& metric() const noexcept { return metric_; }
+
+ private:
+  std::string metric_;
+};
+
+class CuptiProfiler {
+ public:
+  // Ranges (kernels) one profiled launch may contain.
+  static constexpr std::size_t kMaxRanges = 16;
+
+  // The CUDA runtime must already have a current context on `device`. Checks every metric;
+  // throws UnsupportedMetric naming the first one the chip lacks, or CuptiError.
+  CuptiProfiler(int device, std::vector<std::string> perfworks_metrics);
+  ~CuptiProfiler();
+  CuptiProfiler(CuptiProfiler&&) noexcept;
+  CuptiProfiler& operator=(CuptiProfiler&&) noexcept;
+  CuptiProfiler(const CuptiProfiler&) = delete;
+  CuptiProfiler& operator=(const CuptiProfiler&) = delete;
+
+  const std::string& chip() const;
+  std::size_t passes() const;
+
+  // Runs `launch_and_sync` once under the profiler; returns one value per metric, in order.
+  // Over several kernels, '.sum' metrics add up and others are averaged over the kernels.
+  std::vector<double> profile(const std::function<void()>& launch_and_sync);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gpubench

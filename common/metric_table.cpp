@@ -1,0 +1,55 @@
+#include "common/metric_table.h"
+
+namespace gpubench {
+
+const std::vector<MetricSpec>& metric_table() {
+  // Perfworks names as Nsight Compute lists them (ncu --query-metrics); sectors are 32 bytes.
+  static const std::vector<MetricSpec> table = {
+      {"l2_read_bytes", "lts__t_sectors_srcunit_tex_op_read.sum", 32.0, "bytes",
+       "L2 read traffic requested by the SMs (L1/TEX misses and uncached loads), in 32-byte sectors"},
+      {"l2_write_bytes", "lts__t_sectors_srcunit_tex_op_write.sum", 32.0, "bytes",
+       "L2 write traffic from the SMs, in 32-byte sectors"},
+      {"dram_read_bytes", "dram__bytes_read.sum", 1.0, "bytes", "bytes read from device memory (HBM/GDDR)"},
+      {"dram_write_bytes", "dram__bytes_write.sum", 1.0, "bytes", "bytes written to device memory"},
+      {"shared_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 1.0, "conflicts",
+       "extra shared-memory wavefronts caused by bank conflicts, loads and stores"},
+      {"shared_ld_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1.0, "conflicts",
+       "bank conflicts of shared-memory loads"},
+      {"shared_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1.0, "conflicts",
+       "bank conflicts of shared-memory stores"},
+      {"shared_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 1.0, "wavefronts",
+       "shared-memory data-pipe wavefronts (one per conflict-free warp access)"},
+      {"global_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 1.0, "sectors",
+       "32-byte sectors requested by global loads at L1/TEX"},
+      {"global_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0, "requests",
+       "warp-level global load requests at L1/TEX"},
+      {"l1_hit_rate", "l1tex__t_sector_hit_rate.pct", 1.0, "%", "L1/TEX sector hit rate"},
+      {"l2_hit_rate", "lts__t_sector_hit_rate.pct", 1.0, "%", "L2 sector hit rate"},
+      {"inst_executed", "smsp__inst_executed.sum", 1.0, "warp instructions", "warp-level instructions executed"},
+      {"thread_inst_executed", "smsp__thread_inst_executed.sum", 1.0, "thread instructions",
+       "thread-level instructions executed (active lanes summed)"},
+      {"branch_uniformity", "smsp__sass_average_branch_targets_threads_uniform.pct", 1.0, "%",
+       "branches whose active threads all took the same target (Nsight Compute's branch efficiency)"},
+      {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", 1.0, "%",
+       "active warps over the maximum, averaged over active cycles"},
+      {"sm_cycles_active", "sm__cycles_active.avg", 1.0, "cycles", "cycles an SM had at least one warp, averaged over SMs"},
+  };
+  return table;
+}
+
+const MetricSpec* find_metric(const std::string& name) {
+  for (const MetricSpec& spec : metric_table())
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
+
+std::string metric_names_list() {
+  std::string list;
+  for (const MetricSpec& spec : metric_table()) {
+    if (!list.empty()) list += ", ";
+    list += spec.name;
+  }
+  return list;
+}
+
+}  // namespace gpubench

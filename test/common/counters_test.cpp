@@ -1,0 +1,85 @@
+#include "common/counter_selection.h"
+#include "common/metric_table.h"
+#include "common/traffic.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace gpubench {
+namespace {
+
+TEST(MetricTable, NamesAndMetricsAreUniqueAndEveryEntryIsDescribed) {
+  std::set<std::string> names, metrics;
+  for (const MetricSpec& spec : metric_table()) {
+    EXPECT_TRUE(names.insert(spec.name).second) << "duplicate counter " << spec.name;
+    EXPECT_TRUE(metrics.insert(spec.perfworks).second) << "duplicate metric " << spec.perfworks;
+    EXPECT_GT(std::string(spec.unit).size(), 0u) << spec.name;
+    EXPECT_GT(std::string(spec.description).size(), 10u) << spec.name;
+    EXPECT_GT(spec.scale, 0.0) << spec.name;
+    // Perfworks names carry a rollup (.sum, .avg, .pct, .ratio...): without one CUPTI rejects them.
+    EXPECT_NE(std::string(spec.perfworks).find('.'), std::string::npos) << spec.perfworks;
+  }
+}
+
+TEST(MetricTable, HasTheCountersTheHarnessPromises) {
+  for (const char* name : {"l2_read_bytes", "l2_write_bytes", "dram_read_bytes", "dram_write_bytes",
+                           "shared_bank_conflicts", "shared_ld_bank_conflicts", "shared_st_bank_conflicts",
+                           "shared_wavefronts", "global_load_sectors", "l1_hit_rate", "l2_hit_rate", "inst_executed",
+                           "achieved_occupancy", "sm_cycles_active"})
+    EXPECT_NE(find_metric(name), nullptr) << name;
+  EXPECT_EQ(find_metric("l2_read_sectors"), nullptr);
+  EXPECT_EQ(find_metric("l2_read_bytes")->scale, 32.0);  // sectors are 32 bytes
+}
+
+TEST(CounterSelection, DefaultKeepsTheExperimentsOwn) {
+  const std::vector<std::string> defaults = {"inst_executed", "l2_read_bytes"};
+  EXPECT_EQ(CounterSelection::parse("").resolve(defaults), defaults);
+  EXPECT_EQ(CounterSelection::parse("default").resolve(defaults), defaults);
+}
+
+TEST(CounterSelection, NoneSwitchesProfilingOff) {
+  EXPECT_TRUE(CounterSelection::parse("none").disabled());
+  EXPECT_TRUE(CounterSelection::parse("off").resolve({"inst_executed"}).empty());
+}
+
+TEST(CounterSelection, ListReplacesAndPlusExtendsWithoutDuplicates) {
+  const std::vector<std::string> defaults = {"inst_executed"};
+  EXPECT_EQ(CounterSelection::parse("l2_read_bytes,dram_read_bytes").resolve(defaults),
+            (std::vector<std::string>{"l2_read_bytes", "dram_read_bytes"}));
+  EXPECT_EQ(CounterSelection::parse("+l2_read_bytes,inst_executed").resolve(defaults),
+            (std::vector<std::string>{"inst_executed", "l2_read_bytes"}));
+}
+
+TEST(CounterSelection, UnknownCounterIsAnErrorNamingIt) {
+  try {
+    CounterSelection::parse("l2_read_bytes,l2_raed_bytes");
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'l2_raed_bytes'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(CounterSelection::parse(","), std::invalid_argument);
+}
+
+TEST(Traffic, NormalizedIsMeasuredOverIdealAndPerElementDividesByElements) {
+  // The seed homework's N*R / N*W columns: a kernel that reads its input twice shows 2.0.
+  const auto derived = derive_traffic_counters(
+      {{"l2_read_bytes", 8000.0}, {"l2_write_bytes", 4000.0}, {"dram_read_bytes", 4000.0}, {"inst_executed", 7.0}},
+      IdealTraffic{1000.0, 4000.0, 4000.0});
+  EXPECT_DOUBLE_EQ(derived.at("l2_read_normalized"), 2.0);
+  EXPECT_DOUBLE_EQ(derived.at("l2_write_normalized"), 1.0);
+  EXPECT_DOUBLE_EQ(derived.at("dram_read_normalized"), 1.0);
+  EXPECT_DOUBLE_EQ(derived.at("l2_read_bytes_per_element"), 8.0);
+  EXPECT_EQ(derived.count("dram_write_normalized"), 0u);  // not measured
+  EXPECT_EQ(derived.count("inst_executed_per_element"), 0u);
+}
+
+TEST(Traffic, NoIdealNoNormalizedCounters) {
+  const auto derived = derive_traffic_counters({{"l2_read_bytes", 8.0}}, IdealTraffic{});
+  EXPECT_TRUE(derived.empty());
+}
+
+}  // namespace
+}  // namespace gpubench

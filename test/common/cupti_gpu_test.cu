@@ -1,0 +1,101 @@
+// CUPTI counters against traffic that is known by construction.
+#include "common/cupti_profiler.h"
+#include "common/device_memory.h"
+#include "common/gpu_session.h"
+#include "common/metric_table.h"
+#include "kernels/memory/stream_copy.cuh"
+#include "kernels/shared/bank_conflict.cuh"
+#include "test/gpu_test.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+// Profiles `launch` for the named counters; skips the test (saying why) only where this machine
+// does not allow profiling at all.
+class CuptiCounters : public ::testing::Test {
+ protected:
+  void SetUp() override { GPUBENCH_REQUIRE_GPU(); }
+
+  std::optional<std::map<std::string, double>> profile(const std::vector<std::string>& counters,
+                                                       const std::function<void()>& launch) {
+    std::vector<std::string> metrics;
+    for (const std::string& name : counters) metrics.emplace_back(find_metric(name)->perfworks);
+    try {
+      CuptiProfiler profiler(GpuSession::get().device().index, metrics);
+      const std::vector<double> values = profiler.profile([&] {
+        launch();
+        GPUBENCH_CUDA_LAUNCHED();
+        GPUBENCH_CUDA(cudaDeviceSynchronize());
+      });
+      std::map<std::string, double> result;
+      for (std::size_t i = 0; i < counters.size(); ++i) result[counters[i]] = values[i] * find_metric(counters[i])->scale;
+      return result;
+    } catch (const CuptiError& e) {
+      if (!e.profiling_unavailable()) throw;
+      skip_reason_ = e.what();
+      return std::nullopt;
+    }
+  }
+  std::string skip_reason_;
+};
+
+TEST_F(CuptiCounters, CopyFarBeyondL2ReadsItsBytesFromDramOnce) {
+  const std::size_t bytes = std::size_t{512} << 20;  // several times any Hopper L2
+  const std::size_t count = bytes / sizeof(float4);
+  DeviceBuffer<float4> in(count), out(count);
+  in.fill_bytes(1);
+  const auto values = profile({"dram_read_bytes", "l2_read_bytes", "l2_write_bytes"}, [&] {
+    kernels::stream_copy<<<1024, 256>>>(in.data(), out.data(), count, Clocks{});
+  });
+  if (!values) GTEST_SKIP() << skip_reason_;
+  EXPECT_NEAR(values->at("dram_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
+  EXPECT_NEAR(values->at("l2_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
+  EXPECT_NEAR(values->at("l2_write_bytes"), static_cast<double>(bytes), 0.02 * bytes);
+}
+
+TEST_F(CuptiCounters, CopyWellInsideL2ReadsItsBytesFromL2Once) {
+  const std::size_t bytes = std::size_t{4} << 20;
+  const std::size_t count = bytes / sizeof(float4);
+  DeviceBuffer<float4> in(count), out(count);
+  in.fill_bytes(1);
+  const auto values = profile({"l2_read_bytes"}, [&] {
+    kernels::stream_copy<<<256, 256>>>(in.data(), out.data(), count, Clocks{});
+  });
+  if (!values) GTEST_SKIP() << skip_reason_;
+  EXPECT_NEAR(values->at("l2_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
+}
+
+TEST_F(CuptiCounters, KWayConflictCostsKMinusOneExtraWavefrontsPerLoad) {
+  constexpr int kLoads = 256;
+  DeviceBuffer<float> out(32);
+  for (int ways : {1, 2, 4, 8, 16, 32}) {
+    const auto values = profile({"shared_ld_bank_conflicts"}, [&] {
+      kernels::shared_bank_conflict<<<1, 32>>>(out.data(), ways, kLoads, Clocks{});
+    });
+    if (!values) GTEST_SKIP() << skip_reason_;
+    EXPECT_EQ(values->at("shared_ld_bank_conflicts"), static_cast<double>(kLoads) * (ways - 1)) << ways << " ways";
+  }
+}
+
+TEST_F(CuptiCounters, UnknownMetricFailsNamingIt) {
+  try {
+    CuptiProfiler profiler(GpuSession::get().device().index, {"dram__bytes_read.sum", "gpubench__no_such_metric.sum"});
+    FAIL() << "expected UnsupportedMetric";
+  } catch (const UnsupportedMetric& e) {
+    EXPECT_EQ(e.metric(), "gpubench__no_such_metric.sum");
+    EXPECT_NE(std::string(e.what()).find("gpubench__no_such_metric.sum"), std::string::npos) << e.what();
+  } catch (const CuptiError& e) {
+    if (!e.profiling_unavailable()) throw;
+    GTEST_SKIP() << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
