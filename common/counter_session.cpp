@@ -31,7 +31,8 @@ CuptiProfiler* CounterSession::profiler_for(int device, const std::vector<std::s
 }
 
 std::map<std::string, double> CounterSession::profile(int device, const std::vector<std::string>& experiment_defaults,
-                                                      const std::function<void()>& launch_and_sync) {
+                                                      const std::function<void()>& launch_and_sync,
+                                                      const std::function<void()>& prepare) {
   if (!unavailable_reason_.empty()) return {};
   std::vector<const MetricSpec*> specs;
   for (const std::string& name : selection_.resolve(experiment_defaults)) {
@@ -44,6 +45,7 @@ std::map<std::string, double> CounterSession::profile(int device, const std::vec
     for (const MetricSpec* spec : specs) metrics.emplace_back(spec->perfworks);
     try {
       CuptiProfiler* profiler = profiler_for(device, metrics);
+      if (prepare) prepare();
       const std::vector<double> values = profiler->profile(launch_and_sync);
       std::map<std::string, double> counters;
       for (std::size_t i = 0; i < specs.size(); ++i) counters[specs[i]->name] = values[i] * specs[i]->scale;

@@ -2,6 +2,7 @@
 #include "common/gpu_session.h"
 
 #include "common/cuda_check.h"
+#include "common/l2_scrub.h"
 #include "common/sm_clock.h"
 
 #include <benchmark/benchmark.h>
@@ -136,6 +137,16 @@ void GpuSession::collect_spans(int count, CycleStats& stats) {
     stats.add(span);
   }
   GPUBENCH_CUDA(cudaMemsetAsync(spans_.data(), 0, count * sizeof(CycleSpan), stream_.get()));
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream_.get()));
+}
+
+void GpuSession::scrub_l2() {
+  if (l2_scrub_.size() == 0) {
+    l2_scrub_ = DeviceBuffer<int4>(2 * info_.l2_bytes / sizeof(int4));
+    l2_scrub_.fill_bytes(0, stream_.get());
+    l2_scrub_sink_ = DeviceBuffer<int>(1);
+  }
+  launch_l2_scrub(l2_scrub_.data(), l2_scrub_.size(), l2_scrub_sink_.data(), info_.sm_count, stream_.get());
   GPUBENCH_CUDA(cudaStreamSynchronize(stream_.get()));
 }
 

@@ -54,6 +54,10 @@ class GpuSession {
   // Adds the first `count` spans to `stats` and re-poisons them; throws if one was not written.
   void collect_spans(int count, CycleStats& stats);
 
+  // Leaves L2 holding only clean, unrelated lines (reads a buffer twice its size), so counters of
+  // the next launch start from a known cache state, as Nsight Compute's default cache control does.
+  void scrub_l2();
+
   // Adds the device rows to Google Benchmark's context (once per process).
   void add_benchmark_context() const;
 
@@ -69,6 +73,8 @@ class GpuSession {
   Event stop_;
   DeviceBuffer<CycleSpan> spans_;
   MappedHostValue<HoldFlags> hold_flags_;
+  DeviceBuffer<int4> l2_scrub_;  // allocated on first scrub
+  DeviceBuffer<int> l2_scrub_sink_;
 };
 
 }  // namespace gpubench

@@ -31,6 +31,8 @@ void print_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Load every kernel at start-up: a lazily loaded kernel's first launch waits for the GPU to idle.
+  setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
   gpubench::Options options;
   try {
     options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"));

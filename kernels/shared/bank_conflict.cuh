@@ -16,13 +16,18 @@ static __global__ void shared_bank_conflict(float* out, int ways, int loads, Clo
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const volatile float* word = &words[(lane * ways) % kBankConflictWords];  // volatile: one LDS per read
-  float sum = 0.0f;
+  // Four independent sums, so the add latency does not pace the loads and the shared-memory
+  // pipe is what the cycles measure. `loads` must be a multiple of 4.
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   const Clocks::Stamp start = clocks.begin();
-#pragma unroll 8
-  for (int i = 0; i < loads; ++i) sum += *word;
+#pragma unroll 1
+  for (int i = 0; i < loads; i += 4) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) sum[j] += *word;
+  }
   __syncwarp();
   clocks.end(start);
-  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
 }  // namespace gpubench::kernels

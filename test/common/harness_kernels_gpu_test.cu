@@ -31,6 +31,10 @@ TEST(StreamHold, WorkQueuedBehindTheHoldRunsOnlyAfterRelease) {
   MappedHostValue<HoldFlags> flags;
   flags.host()->timed_out = 0;
   DeviceBuffer<int> flag(1);
+  // Load set_flag before holding: a kernel's first launch (lazy module loading) waits for the
+  // device to go idle, which a held stream never does until its timeout.
+  set_flag<<<1, 1, 0, gpu.stream()>>>(flag.data());
+  GPUBENCH_CUDA_LAUNCHED();
   flag.fill_bytes(0, gpu.stream());
   GPUBENCH_CUDA(cudaStreamSynchronize(gpu.stream()));
   {
