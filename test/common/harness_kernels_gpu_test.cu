@@ -50,5 +50,13 @@ TEST(StreamHold, WorkQueuedBehindTheHoldRunsOnlyAfterRelease) {
   EXPECT_EQ(flags.host()->timed_out, 0);
 }
 
+TEST(L2Scrub, ReadsTwiceTheL2WithoutFault) {
+  GPUBENCH_REQUIRE_GPU();
+  GpuSession& gpu = GpuSession::get();
+  gpu.scrub_l2();
+  gpu.scrub_l2();  // the buffer is reused
+  GPUBENCH_CUDA(cudaGetLastError());
+}
+
 }  // namespace
 }  // namespace gpubench
