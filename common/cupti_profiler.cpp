@@ -235,7 +235,8 @@ CuptiProfiler& CuptiProfiler::operator=(CuptiProfiler&&) noexcept = default;
 const std::string& CuptiProfiler::chip() const { return state_->chip; }
 std::size_t CuptiProfiler::passes() const { return state_->passes; }
 
-std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_and_sync) {
+std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_and_sync,
+                                           const std::function<void()>& prepare) {
   State& s = *state_;
   std::vector<const char*> names = c_strings(s.metrics);
   EnabledRangeProfiler profiler(current_context());
@@ -262,7 +263,7 @@ std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_a
   config.counterDataImageSize = counter_data.size();
   config.pCounterDataImage = counter_data.data();
   config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
+  config.replayMode = CUPTI_UserReplay;
   config.maxRangesPerPass = kMaxRanges;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;

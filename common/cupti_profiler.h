@@ -1,8 +1,10 @@
 // A CUPTI Range Profiler session for one device and one metric set (CUDA 13 API: the range
 // profiler for collection, the profiler host object for config images and evaluation).
-// Kernel replay with auto ranges: each kernel of the profiled launch is replayed for as many
-// passes as the metrics need, CUPTI saving and restoring device memory between passes, as
-// Nsight Compute does by default.
+// User replay with auto ranges: the launch runs once per pass the metrics need, each pass after
+// the caller's `prepare` (gpubench scrubs L2 there), so every pass starts from the same cache
+// state, as Nsight Compute's flush before each pass does. Kernel replay would restore device
+// memory between passes instead, leaving L2 full of dirty lines and inflating DRAM writes.
+// The launch must therefore be repeatable: same work every time (all gpubench kernels are).
 #pragma once
 
 #include <cupti_result.h>
@@ -55,9 +57,10 @@ class CuptiProfiler {
   const std::string& chip() const;
   std::size_t passes() const;
 
-  // Runs `launch_and_sync` once under the profiler; returns one value per metric, in order.
+  // Runs `prepare` then `launch_and_sync` once per pass; returns one value per metric, in order.
   // Over several kernels, '.sum' metrics add up and others are averaged over the kernels.
-  std::vector<double> profile(const std::function<void()>& launch_and_sync);
+  std::vector<double> profile(const std::function<void()>& launch_and_sync,
+                              const std::function<void()>& prepare = {});
 
  private:
   struct State;
