@@ -45,8 +45,7 @@ std::map<std::string, double> CounterSession::profile(int device, const std::vec
     for (const MetricSpec* spec : specs) metrics.emplace_back(spec->perfworks);
     try {
       CuptiProfiler* profiler = profiler_for(device, metrics);
-      if (prepare) prepare();
-      const std::vector<double> values = profiler->profile(launch_and_sync);
+      const std::vector<double> values = profiler->profile(launch_and_sync, prepare);
       std::map<std::string, double> counters;
       for (std::size_t i = 0; i < specs.size(); ++i) counters[specs[i]->name] = values[i] * specs[i]->scale;
       return counters;

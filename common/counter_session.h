@@ -24,7 +24,7 @@ class CounterSession {
   // Profiles one execution of `launch_and_sync` for the selected counters (the experiment's
   // defaults, as the user's selection changes them). Returns counter name -> value in the
   // counter's unit; empty when profiling is off or unavailable.
-  // `prepare` runs just before profiling, only when something will be profiled.
+  // `prepare` runs before each profiling pass (outside the profiled range).
   std::map<std::string, double> profile(int device, const std::vector<std::string>& experiment_defaults,
                                         const std::function<void()>& launch_and_sync,
                                         const std::function<void()>& prepare = {});

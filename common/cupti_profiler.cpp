@@ -271,13 +271,23 @@ std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_a
   config.targetNestingLevel = 1;
   GPUBENCH_CUPTI(cuptiRangeProfilerSetConfig(&config));
 
-  auto start = make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-  start.pRangeProfilerObject = profiler.get();
-  GPUBENCH_CUPTI(cuptiRangeProfilerStart(&start));
-  launch_and_sync();
-  auto stop = make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-  stop.pRangeProfilerObject = profiler.get();
-  GPUBENCH_CUPTI(cuptiRangeProfilerStop(&stop));
+  // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
+  const std::size_t max_passes = s.passes + 2;
+  bool all_passes_done = false;
+  for (std::size_t pass = 0; !all_passes_done; ++pass) {
+    if (pass == max_passes)
+      throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
+                                                          " passes: does the launch run a kernel every time?");
+    if (prepare) prepare();  // outside the range: the scrub kernel itself is not profiled
+    auto start = make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    start.pRangeProfilerObject = profiler.get();
+    GPUBENCH_CUPTI(cuptiRangeProfilerStart(&start));
+    launch_and_sync();
+    auto stop = make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = profiler.get();
+    GPUBENCH_CUPTI(cuptiRangeProfilerStop(&stop));
+    all_passes_done = stop.isAllPassSubmitted != 0;
+  }
 
   auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = profiler.get();

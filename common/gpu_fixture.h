@@ -28,8 +28,8 @@ class GpuFixture : public benchmark::Fixture {
 
  protected:
   // Times `launch` once per iteration and reports cycles, cycles_min, ns and sm_mhz; then, outside
-  // the timed loop, profiles one more launch for the hardware counters (kernels must tolerate
-  // being run again: CUPTI replays each kernel, restoring device memory between passes).
+  // the timed loop, profiles the launch for the hardware counters: once per pass the counters
+  // need, each after an L2 scrub. `launch` must do the same work every time it is called.
   void run(benchmark::State& state, const Launch& launch);
   // The counters this experiment reports by default (names from common/metric_table.cpp).
   void set_default_counters(std::vector<std::string> names) { default_counters_ = std::move(names); }

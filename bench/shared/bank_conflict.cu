@@ -1,5 +1,5 @@
-//! Shared-memory bank conflicts: one warp whose lanes read words `ways` apart. Cycles per load and
-//! the counted conflicts grow with the ways; 1 way is conflict-free.
+//! Shared-memory bank conflicts: 32 warps of one block whose lanes read words `ways` apart. Cycles
+//! per warp-level load and the counted conflicts grow with the ways; 1 way is conflict-free.
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
 #include "common/gpu_fixture.h"
@@ -8,8 +8,9 @@
 namespace gpubench {
 namespace {
 
-constexpr int kLoads = 4096;
-constexpr int kWarp = 32;
+constexpr int kLoads = 1024;   // per thread
+constexpr int kWarps = 32;     // enough to keep one SM's shared-memory pipe busy
+constexpr int kThreads = kWarps * 32;
 
 class SharedBankConflict : public GpuFixture {
  public:
@@ -23,11 +24,12 @@ class SharedBankConflict : public GpuFixture {
 
 BENCHMARK_DEFINE_F(SharedBankConflict, Ways)(benchmark::State& state) {
   const int ways = static_cast<int>(state.range(0));
-  float* out = out_.get({}, [] { return DeviceBuffer<float>(kWarp); }).data();
-  run(state, [&](cudaStream_t s, Clocks c) { kernels::shared_bank_conflict<<<1, kWarp, 0, s>>>(out, ways, kLoads, c); });
-  report_per(state, "load", kLoads);
+  float* out = out_.get({}, [] { return DeviceBuffer<float>(kThreads); }).data();
+  run(state, [&](cudaStream_t s, Clocks c) { kernels::shared_bank_conflict<<<1, kThreads, 0, s>>>(out, ways, kLoads, c); });
+  const double warp_loads = static_cast<double>(kLoads) * kWarps;
+  report_per(state, "load", warp_loads);  // per warp-level load instruction
   if (state.counters.count("shared_ld_bank_conflicts"))
-    state.counters["conflicts_per_load"] = state.counters["shared_ld_bank_conflicts"].value / kLoads;
+    state.counters["conflicts_per_load"] = state.counters["shared_ld_bank_conflicts"].value / warp_loads;
 }
 BENCHMARK_REGISTER_F(SharedBankConflict, Ways)->ArgName("ways")->RangeMultiplier(2)->Range(1, 32);
 

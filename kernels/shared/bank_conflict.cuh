@@ -10,6 +10,8 @@ namespace gpubench::kernels {
 inline constexpr int kBankConflictWords = 32 * 32;
 
 // Launch with blocks of whole warps. Every lane sums `loads` reads of its word and writes the sum.
+// The span covers the whole block (between barriers), so with many warps it measures the shared-
+// memory pipe's throughput: wavefronts per cycle, each k-way conflicted load costing k.
 static __global__ void shared_bank_conflict(float* out, int ways, int loads, Clocks clocks) {
   __shared__ float words[kBankConflictWords];
   for (int i = threadIdx.x; i < kBankConflictWords; i += blockDim.x) words[i] = static_cast<float>(i);
@@ -19,13 +21,14 @@ static __global__ void shared_bank_conflict(float* out, int ways, int loads, Clo
   // Four independent sums, so the add latency does not pace the loads and the shared-memory
   // pipe is what the cycles measure. `loads` must be a multiple of 4.
   float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  __syncthreads();
   const Clocks::Stamp start = clocks.begin();
 #pragma unroll 1
   for (int i = 0; i < loads; i += 4) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) sum[j] += *word;
   }
-  __syncwarp();
+  __syncthreads();
   clocks.end(start);
   out[blockIdx.x * blockDim.x + threadIdx.x] = (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }

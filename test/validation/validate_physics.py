@@ -54,11 +54,11 @@ def check_bank_conflicts(rows):
             results.append((name + " conflicts", ok, f"{counters['conflicts_per_load']:.3f} conflicts per load, "
                                                        f"expected {ways - 1}"))
         if base and ways >= 2:
-            # Each extra wavefront costs the same few cycles: the cost grows at least ~linearly.
+            # With the pipe saturated, a k-way load takes k wavefronts: ~k x the conflict-free cost.
             ratio = counters["cycles_per_load"] / base
-            ok = ratio >= 0.25 * ways
-            results.append((name + " cycles", ok, f"{ratio:.2f}x the conflict-free cycles per load "
-                                                  f"(expected >= {0.25 * ways:.2f}x)"))
+            ok = 0.5 * ways <= ratio <= 1.5 * ways
+            results.append((name + " cycles", ok, f"{ratio:.2f}x the conflict-free cycles per load, "
+                                                  f"expected ~{ways}x"))
     return results
 
 
