@@ -9,6 +9,9 @@ namespace gpubench {
 struct ArchThroughput {
   int fp32_fma_per_sm_per_clock;
   int fp64_fma_per_sm_per_clock;
+  int int32_mad_per_sm_per_clock;
+  int fp16_fma_results_per_sm_per_clock;  // half results (an HFMA2 gives two)
+  int sfu_per_sm_per_clock;               // rsqrt, sin, cos, ex2, lg2, rcp
 };
 
 std::optional<ArchThroughput> arch_throughput(int major, int minor);

@@ -34,6 +34,8 @@ GpuFixture::GpuFixture() {
 #endif
 }
 
+GpuFixture::GpuFixture(const std::string& name) : GpuFixture() { SetName(name.c_str()); }
+
 int GpuFixture::failed_benchmarks() { return g_failed.load(); }
 
 void GpuFixture::Run(benchmark::State& state) {

@@ -21,6 +21,8 @@ namespace gpubench {
 class GpuFixture : public benchmark::Fixture {
  public:
   GpuFixture();
+  // For families registered from a table at run time (see register_case): the benchmark's name.
+  explicit GpuFixture(const std::string& name);
   void Run(benchmark::State& state) override;
 
   // Benchmarks that ended in an error in this process (gpubench's exit status uses it).
@@ -52,5 +54,12 @@ class GpuFixture : public benchmark::Fixture {
   std::vector<std::string> default_counters_;
   std::optional<IdealTraffic> ideal_traffic_;
 };
+
+// Registers one fixture instance, for families generated from a table rather than written out
+// with BENCHMARK_DEFINE_F (what BENCHMARK_REGISTER_F does underneath).
+template <class Case, class... Args>
+benchmark::internal::Benchmark* register_case(Args&&... args) {
+  return benchmark::internal::RegisterBenchmarkInternal(new Case(std::forward<Args>(args)...));
+}
 
 }  // namespace gpubench

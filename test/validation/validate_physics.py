@@ -88,7 +88,54 @@ def check_stream_copy(rows):
     return results
 
 
-CHECKS = [check_divergence, check_bank_conflicts, check_strided, check_stream_copy]
+def check_instruction_pipeline(rows):
+    """A dependent chain is >= 2x slower per op than 8 independent chains (one warp) on the
+    arithmetic pipes, and FP32 FMA reaches >= 95% of its peak somewhere in the ILP x warps sweep."""
+    results = []
+    for op in ("ffma", "fadd", "dfma", "imad", "hfma2"):
+        latency = rows.get(f"InstructionLatency/{op}", {}).get("cycles_per_op")
+        ilp8 = rows.get(f"InstructionThroughput/{op}/ilp:8/warps:1", {}).get("cycles_per_op_per_thread")
+        if latency and ilp8:
+            ratio = latency / ilp8
+            results.append((f"InstructionLatency/{op} vs ilp:8", ratio >= 2.0,
+                            f"dependent {latency:.2f} vs independent {ilp8:.2f} cycles per op: {ratio:.2f}x"))
+    ffma = [c.get("fraction_of_peak", 0) for n, c in rows.items() if n.startswith("InstructionThroughput/ffma/")]
+    if ffma:
+        best = max(ffma)
+        results.append(("InstructionThroughput/ffma best cell", best >= 0.95, f"{best:.3f} of peak"))
+    return results
+
+
+def check_register_orders(rows):
+    """(i,j,k) waits on one accumulator; (k,i,j) does not: it must be clearly faster per FMA."""
+    results = []
+    for threads in (1, 32):
+        ijk = rows.get(f"RegisterBankConflict/IJK/threads:{threads}", {}).get("cycles_per_fma")
+        kij = rows.get(f"RegisterBankConflict/KIJ/threads:{threads}", {}).get("cycles_per_fma")
+        if ijk and kij:
+            results.append((f"RegisterBankConflict threads:{threads}", ijk >= 1.5 * kij,
+                            f"ijk {ijk:.2f} vs kij {kij:.2f} cycles per FMA"))
+    return results
+
+
+def check_occupancy(rows):
+    """More live registers never raise occupancy; the stream is faster at the highest occupancy."""
+    sweep = sorted((int(re.match(r"Occupancy/live:(\d+)", n).group(1)), c) for n, c in rows.items()
+                   if re.match(r"Occupancy/live:\d+", n))
+    if not sweep:
+        return []
+    occupancy = [c["theoretical_occupancy"] for _, c in sweep]
+    monotonic = all(a >= b for a, b in zip(occupancy, occupancy[1:]))
+    results = [("Occupancy theoretical", monotonic, " ".join(f"{live}:{c['theoretical_occupancy']:.1f}%"
+                                                              for live, c in sweep))]
+    fastest, slowest = sweep[0][1]["bytes_per_second"], sweep[-1][1]["bytes_per_second"]
+    results.append(("Occupancy bandwidth", fastest > 1.5 * slowest,
+                    f"{fastest / 1e9:.0f} GB/s at {occupancy[0]:.1f}% vs {slowest / 1e9:.0f} GB/s at {occupancy[-1]:.1f}%"))
+    return results
+
+
+CHECKS = [check_divergence, check_bank_conflicts, check_strided, check_stream_copy, check_instruction_pipeline,
+          check_register_orders, check_occupancy]
 
 
 def main():
@@ -96,7 +143,8 @@ def main():
     parser.add_argument("--gpubench", help="gpubench binary to run")
     parser.add_argument("--json", help="check this gpubench JSON instead of running")
     parser.add_argument("--out", help="where a fresh run writes its JSON", default="validation.json")
-    parser.add_argument("--filter", default="Divergence|SharedBankConflict|StridedCopy|StreamCopy/Copy/MiB:1024")
+    parser.add_argument("--filter", default="Divergence|SharedBankConflict|StridedCopy|StreamCopy/Copy/MiB:1024|"
+                                            "Instruction|RegisterBankConflict|Occupancy")
     args = parser.parse_args()
 
     if args.json:

@@ -1,0 +1,103 @@
+// The register matmul in every order, and the register-pressure kernels at every register count,
+// against host references.
+#include "common/device_memory.h"
+#include "kernels/compute/register_matmul.cuh"
+#include "kernels/compute/register_pressure.cuh"
+#include "test/gpu_test.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+template <kernels::MatmulOrder Order>
+void check_matmul_order(const char* name) {
+  constexpr int N = kernels::kMatmulN, kThreads = 32, kReps = 3;
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> in(kThreads * 2 * N * N);
+  for (float& v : in) v = value(rng);
+  DeviceBuffer<float> in_d(in.size()), out(kThreads * N * N);
+  in_d.upload(in);
+  out.fill_bytes(0xFF);
+  DeviceBuffer<CycleSpan> span(1);
+  kernels::register_matmul<Order><<<1, kThreads>>>(in_d.data(), out.data(), kReps, Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  const std::vector<float> got = out.download();
+  for (int t = 0; t < kThreads; ++t) {
+    const float* a = &in[t * 2 * N * N];
+    const float* b = a + N * N;
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < N; ++j) {
+        double want = 0.0;
+        for (int k = 0; k < N; ++k) want += static_cast<double>(a[i * N + k]) * b[k * N + j];
+        ASSERT_NEAR(got[t * N * N + i * N + j], kReps * want, 1e-5) << name << " thread " << t << " C[" << i << "][" << j << "]";
+      }
+  }
+}
+
+TEST(RegisterMatmul, EveryOrderComputesTheProduct) {
+  GPUBENCH_REQUIRE_GPU();
+  check_matmul_order<kernels::MatmulOrder::kIjk>("ijk");
+  check_matmul_order<kernels::MatmulOrder::kKij>("kij");
+  check_matmul_order<kernels::MatmulOrder::kKijSkewed>("kij skewed");
+}
+
+template <int Live>
+void check_register_pressure() {
+  constexpr int kBlocks = 3;
+  constexpr std::size_t kCount = 10007;  // not a multiple of the grid
+  std::vector<float> in(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) in[i] = static_cast<float>(i % 7);  // small integers: sums exact
+  DeviceBuffer<float> in_d(kCount), out(kBlocks * kernels::kPressureBlock);
+  in_d.upload(in);
+  out.fill_bytes(0xFF);
+  DeviceBuffer<CycleSpan> span(1);
+  kernels::register_pressure<Live><<<kBlocks, kernels::kPressureBlock>>>(in_d.data(), kCount, out.data(),
+                                                                          Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  const std::vector<float> got = out.download();
+  const std::size_t stride = kBlocks * kernels::kPressureBlock;
+  for (std::size_t thread = 0; thread < stride; ++thread) {
+    float sum = 0.0f;
+    for (std::size_t i = thread; i < kCount; i += stride) sum += in[i];
+    for (int k = 0; k < Live; ++k) sum += in[(thread + static_cast<std::size_t>(k) * 7919) % kCount];
+    ASSERT_EQ(got[thread], sum) << Live << " live values, thread " << thread;
+  }
+}
+
+TEST(RegisterPressure, SameStreamSumWhateverTheRegisterCountOrSpills) {
+  GPUBENCH_REQUIRE_GPU();
+  check_register_pressure<1>();
+  check_register_pressure<64>();
+  check_register_pressure<240>();
+  check_register_pressure<288>();  // spills to local memory
+}
+
+TEST(RegisterPressure, SeedKernelsComputeTheirValues) {
+  GPUBENCH_REQUIRE_GPU();
+  DeviceBuffer<float> out(256);
+  DeviceBuffer<CycleSpan> span(1);
+  kernels::seed_lean<<<1, 256>>>(out.data(), 200, Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  const std::vector<float> lean = out.download();
+  for (int t = 0; t < 200; ++t) ASSERT_EQ(lean[t], t * 1.0f + 10.0f);
+  kernels::seed_fat<<<1, 256>>>(out.data(), 256, Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  const std::vector<float> fat = out.download();
+  for (int t = 0; t < 256; t += 51) {
+    std::vector<double> vals(128);
+    for (int i = 0; i < 128; ++i) vals[i] = t * 0.0001 + i;
+    for (int k = 0; k < 5; ++k)
+      for (int i = 0; i < 128; ++i) vals[i] += vals[(i + 64) % 128] * 0.001;
+    double sum = 0.0;
+    for (double v : vals) sum += v;
+    ASSERT_NEAR(fat[t], sum, 1e-2) << "thread " << t;  // float vs double over ~1300 operations
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
