@@ -22,7 +22,7 @@ def rows_by_name(report):
             continue
         for key, value in row.items():
             if isinstance(value, (int, float)):
-                values[row["run_name"]][key].append(float(value))
+                values[row["run_name"].replace("/manual_time", "")][key].append(float(value))
     return {name: {k: sum(v) / len(v) for k, v in counters.items()} for name, counters in values.items()}
 
 
@@ -43,7 +43,7 @@ def check_divergence(rows):
 def check_bank_conflicts(rows):
     """A k-way conflict replays the access k times: k-1 conflicts per load, cycles per load ~ k x."""
     results = []
-    base = rows.get("SharedBankConflict/Ways/ways:1/manual_time", {}).get("cycles_per_load")
+    base = rows.get("SharedBankConflict/Ways/ways:1", {}).get("cycles_per_load")
     for name, counters in sorted(rows.items()):
         match = re.match(r"SharedBankConflict/Ways/ways:(\d+)", name)
         if not match:
