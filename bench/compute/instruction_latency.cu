@@ -9,7 +9,7 @@
 namespace gpubench {
 namespace {
 
-constexpr int kRounds = 1024;  // x 16 steps
+constexpr int kRounds = 128;  // x 128 steps
 
 template <Instruction I>
 class InstructionLatency : public GpuFixture {

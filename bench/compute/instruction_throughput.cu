@@ -12,7 +12,7 @@
 namespace gpubench {
 namespace {
 
-constexpr int kRounds = 256;  // x 4 steps x ILP chains per thread
+constexpr int kRounds = 256;  // x 8 steps x ILP chains per thread
 constexpr int kMaxIlp = 16;
 
 template <Instruction I>

@@ -23,13 +23,11 @@ static __global__ void __launch_bounds__(kPressureBlock)
   // the loop nor fold the values away, so all Live of them occupy registers during it.
 #pragma unroll
   for (int k = 0; k < Live; ++k) asm volatile("" : "+f"(keep[k]));
-  __syncthreads();
-  const Clocks::Stamp start = clocks.begin();
+  const Clocks::Stamp start = clocks.begin_block();
   float acc = 0.0f;
 #pragma unroll 1
   for (std::size_t i = thread; i < count; i += stride) acc += in[i];
-  __syncthreads();
-  clocks.end(start);
+  clocks.end_block(start);
 #pragma unroll
   for (int k = 0; k < Live; ++k) asm volatile("" : "+f"(keep[k]));
   float sum = acc;

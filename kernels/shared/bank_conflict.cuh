@@ -21,15 +21,13 @@ static __global__ void shared_bank_conflict(float* out, int ways, int loads, Clo
   // Four independent sums, so the add latency does not pace the loads and the shared-memory
   // pipe is what the cycles measure. `loads` must be a multiple of 4.
   float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  __syncthreads();
-  const Clocks::Stamp start = clocks.begin();
+  const Clocks::Stamp start = clocks.begin_block();
 #pragma unroll 1
   for (int i = 0; i < loads; i += 4) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) sum[j] += *word;
   }
-  __syncthreads();
-  clocks.end(start);
+  clocks.end_block(start);
   out[blockIdx.x * blockDim.x + threadIdx.x] = (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 

@@ -77,7 +77,7 @@ void check_latency_chain() {
   DeviceBuffer<T> out(1);
   DeviceBuffer<CycleSpan> span(1);
   out.fill_bytes(0xFF);
-  constexpr int kRounds = 2;
+  constexpr int kRounds = 1;
   kernels::instruction_latency<I><<<1, 1>>>(out.data(), O::x0, O::a, O::b, kRounds, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   T want = O::x0;
