@@ -49,8 +49,10 @@ struct Clocks {
   // BAR.SYNC.DEFER_BLOCKING and the clock read after it does not wait for the barrier, so warp 0
   // stamped its own finish, not the block's (seen: an FFMA rate 1.4x the SM's peak). Here the clock
   // read is predicated on the barrier's result, which exists only once every warp has arrived.
-  __device__ __forceinline__ Stamp begin_block() const {
-    const int arrived = __syncthreads_count(1);
+  // `ready` is passed through the barrier: make it depend on data just loaded, and the span starts
+  // only once those loads are in.
+  __device__ __forceinline__ Stamp begin_block(int ready = 1) const {
+    const int arrived = __syncthreads_count(ready);
     Stamp s;
     s.ns = global_timer_ns();
     s.clock = clock_after(arrived);

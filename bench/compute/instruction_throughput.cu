@@ -12,7 +12,7 @@
 namespace gpubench {
 namespace {
 
-constexpr int kRounds = 256;  // x 8 steps x ILP chains per thread
+constexpr int kRounds = 128;  // x 128 operations per thread
 constexpr int kMaxIlp = 16;
 
 template <Instruction I>
@@ -49,12 +49,11 @@ class InstructionThroughput : public GpuFixture {
     });
     run(state, [&](cudaStream_t s, Clocks c) { launch(ilp, blocks, threads, s, b, c); });
 
-    const double results_per_sm = static_cast<double>(threads) * kRounds * kernels::kThroughputStepsPerRound * ilp *
-                                  info.results_per_instruction;
+    const double ops_per_thread = static_cast<double>(kRounds) * kernels::kThroughputOpsPerRound;
+    const double results_per_sm = threads * ops_per_thread * info.results_per_instruction;
     const double per_clock = results_per_sm / cycles();
     state.counters["ops_per_clock_per_sm"] = per_clock;
-    state.counters["cycles_per_op_per_thread"] =
-        cycles() / (static_cast<double>(kRounds) * kernels::kThroughputStepsPerRound * ilp);
+    state.counters["cycles_per_op_per_thread"] = cycles() / ops_per_thread;
     const double results_per_second = per_clock * device.sm_count * sm_mhz() * 1e6;
     state.counters["tops"] = results_per_second / 1e12;
     if (info.flops_per_result > 0) state.counters["tflops"] = results_per_second * info.flops_per_result / 1e12;

@@ -101,7 +101,7 @@ void check_throughput_chains() {
                                                                    Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   const std::vector<T> got = out.download();
-  const int steps = kRounds * kernels::kThroughputStepsPerRound;
+  const int steps = kRounds * kernels::kThroughputStepsPerRound<kIlp>;
   for (int j = 0; j < kIlp; ++j) {
     T want = seeds[j];
     for (int s = 0; s < steps; ++s) want = reference_step<I>(want);
