@@ -62,16 +62,22 @@ class InstructionThroughput : public GpuFixture {
   }
 
  private:
-  void launch(int ilp, int blocks, int threads, cudaStream_t s, Buffers& b, Clocks c) {
-    using Operands = kernels::Operands<I>;
+  using Kernel = void (*)(T*, const T*, T, T, int, Clocks);
+
+  static Kernel kernel_for(int ilp) {
     switch (ilp) {
-      case 1: kernels::instruction_throughput<I, 1><<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), Operands::a, Operands::b, kRounds, c); break;
-      case 2: kernels::instruction_throughput<I, 2><<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), Operands::a, Operands::b, kRounds, c); break;
-      case 4: kernels::instruction_throughput<I, 4><<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), Operands::a, Operands::b, kRounds, c); break;
-      case 8: kernels::instruction_throughput<I, 8><<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), Operands::a, Operands::b, kRounds, c); break;
-      case 16: kernels::instruction_throughput<I, 16><<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), Operands::a, Operands::b, kRounds, c); break;
+      case 1: return kernels::instruction_throughput<I, 1>;
+      case 2: return kernels::instruction_throughput<I, 2>;
+      case 4: return kernels::instruction_throughput<I, 4>;
+      case 8: return kernels::instruction_throughput<I, 8>;
+      case 16: return kernels::instruction_throughput<I, 16>;
       default: throw std::invalid_argument("ILP must be 1, 2, 4, 8 or 16");
     }
+  }
+
+  void launch(int ilp, int blocks, int threads, cudaStream_t s, Buffers& b, Clocks c) {
+    using Operands = kernels::Operands<I>;
+    kernel_for(ilp)<<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), Operands::a, Operands::b, kRounds, c);
   }
 
   ArgCache<Buffers> buffers_;
