@@ -1,0 +1,39 @@
+//! PointerChaseCPU: the same shuffled chain chased on the host CPU, so GPU and CPU load latency
+//! can be plotted against working-set size together. No GPU involved.
+#include "common/arg_cache.h"
+#include "common/pointer_chain.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+
+namespace gpubench {
+namespace {
+
+constexpr std::size_t kStrideBytes = 64;  // one CPU cache line per node
+constexpr std::size_t kLoadsPerIteration = 1 << 16;
+
+ArgCache<ChaseChain>& chains() {
+  static ArgCache<ChaseChain> cache;
+  return cache;
+}
+
+void PointerChaseCPU(benchmark::State& state) {
+  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
+  const ChaseChain& chain = chains().get({state.range(0)}, [&] { return make_chase_chain(bytes, kStrideBytes, 1); });
+  std::uint32_t at = chase(chain.words, 0, chain.nodes);  // warm: every node once
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    at = chase(chain.words, at, kLoadsPerIteration);
+    benchmark::DoNotOptimize(at);
+  }
+  const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+  state.counters["ns_per_load"] = elapsed.count() / (static_cast<double>(state.iterations()) * kLoadsPerIteration);
+  state.counters["working_set_bytes"] = static_cast<double>(bytes);
+  state.counters["stride_bytes"] = static_cast<double>(kStrideBytes);
+}
+BENCHMARK(PointerChaseCPU)->ArgName("bytes")->RangeMultiplier(2)->Range(4 << 10, 256 << 20)->UseRealTime();
+
+}  // namespace
+}  // namespace gpubench
