@@ -65,6 +65,18 @@ struct Clocks {
 
   __device__ __forceinline__ void end(Stamp start) const { record(start, sm_clock()); }
 
+  // One-thread spans around dependent loads: the clock read waits for `value`, so the span starts
+  // after the load that produced it has returned and ends only when the last one has.
+  __device__ __forceinline__ Stamp begin_after(unsigned value) const {
+    Stamp s;
+    s.ns = global_timer_ns();
+    s.clock = clock_after(static_cast<int>(value | 1u));
+    return s;
+  }
+  __device__ __forceinline__ void end_after(Stamp start, unsigned value) const {
+    record(start, clock_after(static_cast<int>(value | 1u)));
+  }
+
  private:
   static __device__ __forceinline__ std::uint64_t clock_after(int barrier_result) {
     std::uint64_t clock = 0;
