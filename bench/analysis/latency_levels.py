@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Read memory levels off a pointer-chase staircase (gpubench JSON with working_set_bytes and
+cycles_per_load or ns_per_load), by one documented rule:
+
+1. Sort points by working-set size; take each size's latency (mean over repetitions).
+2. Walk up the sizes. A point within `tolerance` (default 15%) of the current plateau's median joins
+   it; a point more than that above starts a transition.
+3. A plateau is kept when it has at least `min_points` (default 2) points. Points between kept
+   plateaus are the transitions (the cache's edge: associativity and replacement blur it).
+4. Each level reports its latency (median of its points) and its capacity: the largest working set
+   still on the plateau (a lower bound) and the next size measured (an upper bound).
+Levels are named by position: first "L1", last "DRAM", those between "L2", "L2 (far)", ...
+"""
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+
+def points_from_json(report, family, metric="cycles_per_load"):
+    """(working_set_bytes, mean metric) for every non-aggregate row whose name starts with family."""
+    values = defaultdict(list)
+    for row in report.get("benchmarks", []):
+        if row.get("run_type") == "aggregate" or row.get("error_occurred") or row.get("skipped"):
+            continue
+        if not row.get("run_name", row.get("name", "")).startswith(family) or metric not in row:
+            continue
+        values[float(row["working_set_bytes"])].append(float(row[metric]))
+    return sorted((size, statistics.mean(v)) for size, v in values.items())
+
+
+def find_levels(points, tolerance=0.15, min_points=2):
+    """points: sorted (size, latency). Returns a list of dicts: name, latency, min_bytes (largest size
+    on the plateau), max_bytes (first size above it, or None), points."""
+    plateaus = []
+    current = []
+    for size, latency in points:
+        if current and latency > statistics.median(l for _, l in current) * (1 + tolerance):
+            plateaus.append(current)
+            current = []
+        elif current and latency < statistics.median(l for _, l in current) * (1 - tolerance):
+            # latency fell (noise or a measurement artefact): never merge across it silently
+            plateaus.append(current)
+            current = []
+        current.append((size, latency))
+    if current:
+        plateaus.append(current)
+    kept = [p for p in plateaus if len(p) >= min_points]
+    levels = []
+    sizes = [s for s, _ in points]
+    for index, plateau in enumerate(kept):
+        largest = plateau[-1][0]
+        above = [s for s in sizes if s > largest]
+        levels.append({
+            "latency": statistics.median(l for _, l in plateau),
+            "min_bytes": largest,
+            "max_bytes": above[0] if above else None,
+            "points": len(plateau),
+        })
+    for index, level in enumerate(levels):
+        if index == 0:
+            level["name"] = "L1"
+        elif index == len(levels) - 1 and len(levels) > 1:
+            level["name"] = "DRAM"
+            level["max_bytes"] = None  # the last level has no capacity edge
+        elif index == 1:
+            level["name"] = "L2"
+        else:
+            level["name"] = "L2 (far)" if index == 2 else f"level {index + 1}"
+    return levels
+
+
+def describe(levels, unit):
+    lines = []
+    for level in levels:
+        capacity = "" if level["max_bytes"] is None else \
+            f", capacity between {level['min_bytes'] / 1024:.0f} KiB and {level['max_bytes'] / 1024:.0f} KiB"
+        lines.append(f"{level['name']}: {level['latency']:.1f} {unit}{capacity} ({level['points']} points)")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", help="gpubench --benchmark_out JSON")
+    parser.add_argument("--family", default="PointerChase/cached", help="benchmark name prefix")
+    parser.add_argument("--metric", default="cycles_per_load")
+    parser.add_argument("--tolerance", type=float, default=0.15)
+    args = parser.parse_args()
+    with open(args.json) as f:
+        points = points_from_json(json.load(f), args.family, args.metric)
+    if not points:
+        print(f"no rows of {args.family} with {args.metric}", file=sys.stderr)
+        return 1
+    print(describe(find_levels(points, args.tolerance), args.metric.replace("_per_load", " per load")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
