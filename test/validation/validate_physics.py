@@ -6,10 +6,14 @@ Runs gpubench (or reads a JSON it wrote) and checks each family present. Exit 0 
 failed, 77 no GPU (skipped)."""
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "analysis"))
+import latency_levels  # noqa: E402
 
 SKIP = 77
 
@@ -128,7 +132,19 @@ def check_occupancy(rows):
     return results
 
 
-CHECKS = [check_divergence, check_bank_conflicts, check_strided, check_stream_copy, check_instruction_pipeline,
+def check_pointer_chase(rows):
+    """The cached chase shows at least three levels, each slower than the one before (L1 < L2 < DRAM)."""
+    points = sorted((c["working_set_bytes"], c["cycles_per_load"]) for n, c in rows.items()
+                    if n.startswith("PointerChase/cached/") and "cycles_per_load" in c)
+    if not points:
+        return []
+    levels = latency_levels.find_levels(points)
+    latencies = [level["latency"] for level in levels]
+    ok = len(levels) >= 3 and latencies[0] > 0 and all(a < b for a, b in zip(latencies, latencies[1:]))
+    return [("PointerChase/cached levels", ok, latency_levels.describe(levels, "cycles").replace("\n", "; "))]
+
+
+CHECKS = [check_pointer_chase, check_divergence, check_bank_conflicts, check_strided, check_stream_copy, check_instruction_pipeline,
           check_occupancy]
 
 
@@ -138,7 +154,7 @@ def main():
     parser.add_argument("--json", help="check this gpubench JSON instead of running")
     parser.add_argument("--out", help="where a fresh run writes its JSON", default="validation.json")
     parser.add_argument("--filter", default="Divergence|SharedBankConflict|StridedCopy|StreamCopy/Copy/MiB:1024|"
-                                            "Instruction|RegisterBankConflict|Occupancy")
+                                            "Instruction|RegisterBankConflict|Occupancy|PointerChase/cached")
     args = parser.parse_args()
 
     if args.json:
