@@ -24,6 +24,7 @@ class ArgCache {
     }
     return *value_;
   }
+  bool holds(const Key& key) const { return value_ && key_ == key; }
   void clear() { value_.reset(); }
 
  private:

@@ -58,8 +58,8 @@ struct Clocks {
     s.clock = clock_after(arrived);
     return s;
   }
-  __device__ __forceinline__ void end_block(Stamp start) const {
-    const int arrived = __syncthreads_count(1);
+  __device__ __forceinline__ void end_block(Stamp start, int ready = 1) const {
+    const int arrived = __syncthreads_count(ready);
     record(start, clock_after(arrived));
   }
 

@@ -88,7 +88,9 @@ void GpuFixture::report_counters(benchmark::State& state, const Launch& launch) 
   GpuSession& session = gpu();
   const std::map<std::string, double> values = CounterSession::get().profile(
       session.device().index, default_counters_, [&] { session.untimed_launch(launch, 0); },
-      [&] { session.scrub_l2(); });
+      [&] {
+        if (scrub_before_profiling_) session.scrub_l2();
+      });
   CycleStats discard;
   if (!values.empty()) session.collect_spans(1, discard);  // re-poison the slot the profiled launch wrote
   for (const auto& [name, value] : values) state.counters[name] = value;

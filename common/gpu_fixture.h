@@ -35,6 +35,9 @@ class GpuFixture : public benchmark::Fixture {
   void run(benchmark::State& state, const Launch& launch);
   // The counters this experiment reports by default (names from common/metric_table.cpp).
   void set_default_counters(std::vector<std::string> names) { default_counters_ = std::move(names); }
+  // Profile in the cache state the timed launches left instead of after an L2 scrub: for experiments
+  // whose counters must say which level served the timed loads (pointer chasing).
+  void profile_with_warm_caches() { scrub_before_profiling_ = false; }
   // The least traffic the next run() could move; adds <bytes>_per_element and *_normalized.
   void set_ideal_traffic(const IdealTraffic& ideal) { ideal_traffic_ = ideal; }
   // Mean cycles of a few untimed launches: a baseline measured in the same run.
@@ -53,6 +56,7 @@ class GpuFixture : public benchmark::Fixture {
   double last_sm_mhz_ = 0.0;
   std::vector<std::string> default_counters_;
   std::optional<IdealTraffic> ideal_traffic_;
+  bool scrub_before_profiling_ = true;
 };
 
 // Registers one fixture instance, for families generated from a table rather than written out

@@ -54,8 +54,8 @@ class GpuSession {
   // Adds the first `count` spans to `stats` and re-poisons them; throws if one was not written.
   void collect_spans(int count, CycleStats& stats);
 
-  // Leaves L2 holding only clean, unrelated lines (reads a buffer twice its size), so counters of
-  // the next launch start from a known cache state, as Nsight Compute's default cache control does.
+  // Leaves L2 empty (common/l2_scrub.h), so counters of the next launch start from a known cache
+  // state, as Nsight Compute's default cache control does.
   void scrub_l2();
 
   // Adds the device rows to Google Benchmark's context (once per process).

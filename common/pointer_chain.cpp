@@ -33,29 +33,39 @@ ChaseChain make_chase_chain(std::size_t working_set_bytes, std::size_t stride_by
     throw std::invalid_argument("chase stride must be a positive multiple of 4 bytes");
   const std::size_t nodes = working_set_bytes / stride_bytes;
   if (nodes < 2) throw std::invalid_argument("chase working set must hold at least two nodes");
-  const std::size_t word_count = nodes * (stride_bytes / sizeof(std::uint32_t));
-  if (word_count > std::numeric_limits<std::uint32_t>::max())
-    throw std::invalid_argument("chase working set too large for 32-bit word indices");
-
-  std::vector<std::size_t> order(nodes);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  SplitMix64 random{seed};
-  for (std::size_t i = nodes - 1; i > 0; --i) std::swap(order[i], order[random.below(i)]);  // j < i: one cycle
+  const std::size_t stride_words = stride_bytes / sizeof(std::uint32_t);
+  if (nodes > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("chase working set has more than 2^32 nodes");
 
   ChaseChain chain;
   chain.nodes = nodes;
-  chain.stride_words = stride_bytes / sizeof(std::uint32_t);
-  chain.words.assign(word_count, 0);
-  // order[] is a cyclic permutation: node n's successor is order[n].
-  for (std::size_t n = 0; n < nodes; ++n)
-    chain.words[n * chain.stride_words] = static_cast<std::uint32_t>(order[n] * chain.stride_words);
+  chain.stride_words = stride_words;
+  chain.order.resize(nodes);
+  std::iota(chain.order.begin(), chain.order.end(), std::uint32_t{0});
+  SplitMix64 random{seed};
+  for (std::size_t i = nodes - 1; i > 1; --i) std::swap(chain.order[i], chain.order[1 + random.below(i)]);
+  chain.next.resize(nodes);
+  for (std::size_t i = 0; i < nodes; ++i) chain.next[chain.order[i]] = chain.order[(i + 1) % nodes];
   return chain;
+}
+
+std::vector<std::uint32_t> chase_words(const ChaseChain& chain) {
+  if (chain.word_count() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("chase working set too large for 32-bit word indices");
+  std::vector<std::uint32_t> words(chain.word_count(), 0);
+  for (std::size_t n = 0; n < chain.nodes; ++n)
+    words[n * chain.stride_words] = static_cast<std::uint32_t>(chain.next[n] * chain.stride_words);
+  return words;
 }
 
 std::uint32_t chase(const std::vector<std::uint32_t>& words, std::uint32_t start, std::size_t steps) {
   std::uint32_t at = start;
   for (std::size_t i = 0; i < steps; ++i) at = words[at];
   return at;
+}
+
+std::uint32_t chase_end(const ChaseChain& chain, std::size_t from, std::size_t steps) {
+  return static_cast<std::uint32_t>(chain.order[(from + steps) % chain.nodes] * chain.stride_words);
 }
 
 }  // namespace gpubench

@@ -1,80 +1,183 @@
 //! Memory latency by pointer chasing: one thread, one dependent load at a time through a shuffled
-//! chain over `bytes`, one node every `stride` bytes: cycles per load for each working-set size.
-//! NOT YET VALIDATED ON A GPU (issue 4 is open): numbers from this family are unconfirmed.
+//! chain over `bytes`, one node every `stride` bytes, so cycles per load are the latency of the level
+//! that holds the set. Families: by load path (cached = ld.ca, l2_only = ld.cg, volatile = ld.cv),
+//! 32-byte sector strides, 2 MiB page strides for TLB reach, L1/shared carveouts, and shared memory.
+#include "bench/memory/device_chain.cuh"
 #include "common/arg_cache.h"
+#include "common/benchmark_compat.h"
 #include "common/cuda_check.h"
-#include "common/device_memory.h"
 #include "common/gpu_fixture.h"
-#include "common/pointer_chain.h"
 #include "kernels/memory/pointer_chase.cuh"
 
+#include <algorithm>
 #include <string>
 
 namespace gpubench {
 namespace {
 
 constexpr std::uint32_t kTimedLoads = 4096;
-constexpr std::uint32_t kWarmupLoads = 1024;
+// Untimed loads at the start of every launch: at least this many, and the whole cycle for sets of
+// up to kMaxWarmupLoads nodes, so a set that fits L1 is in L1 before the first timed load.
+constexpr std::uint32_t kMinWarmupLoads = 1024;
+constexpr std::uint32_t kMaxWarmupLoads = 8192;
+constexpr std::size_t kLineBytes = 128;
+constexpr std::int64_t kPageStride = std::int64_t{2} << 20;  // cudaMalloc's large page on sm_80+
+constexpr int kDefaultInstance = 0;
+constexpr int kCarveoutInstance = 1;
 
-struct DeviceChain {
-  explicit DeviceChain(const ChaseChain& host)
-      : nodes(host.nodes), words(host.words.size()), position(1) {
-    words.upload(host.words);
-    position.upload({0u});
-  }
-  std::size_t nodes;
-  DeviceBuffer<std::uint32_t> words;
-  DeviceBuffer<std::uint32_t> position;  // where the walk continues from, launch after launch
-};
+std::uint32_t warmup_loads(std::size_t nodes) {
+  return static_cast<std::uint32_t>(std::clamp<std::size_t>(nodes, kMinWarmupLoads, kMaxWarmupLoads));
+}
 
-// One cache for all load paths: they run the same chains, built once per (bytes, stride).
+std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// One cache for every global-memory family: they run the same chains, built once per (bytes, stride, index unit).
 ArgCache<DeviceChain>& device_chains() {
   static ArgCache<DeviceChain> cache;
   return cache;
 }
 
-template <kernels::LoadPath Path>
+// Skips (not a failure: the set does not apply to this GPU) when `bytes` exceed free device memory.
+bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes <= free_bytes) return true;
+  skip_benchmark(state, "working set of " + mib(bytes) + " exceeds the " + mib(free_bytes) + " of free device memory (" +
+                            mib(total_bytes) + " total)");
+  return false;
+}
+
+template <kernels::LoadPath Path, unsigned IndexBytes = 4, int Instance = kDefaultInstance>
 class PointerChase : public GpuFixture {
  public:
-  explicit PointerChase(const char* path_name) : GpuFixture(std::string("PointerChase/") + path_name) {
+  explicit PointerChase(const std::string& name) : GpuFixture("PointerChase/" + name) {
     set_default_counters({"l1_hit_rate", "l2_hit_rate", "dram_read_bytes"});
+    profile_with_warm_caches();  // the counters must say which level served the timed loads
   }
+
+ protected:
+  void BenchmarkCase(benchmark::State& state) override {
+    constexpr auto kernel = kernels::pointer_chase<Path, IndexBytes, Instance>;
+    const std::size_t bytes = static_cast<std::size_t>(state.range(0));
+    const std::size_t stride = static_cast<std::size_t>(state.range(1));
+    const cudaStream_t stream = gpu().stream();
+    if constexpr (Instance == kCarveoutInstance) {
+      const int carveout = static_cast<int>(state.range(2));
+      GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                         cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+      state.counters["carveout_percent"] = carveout;
+    }
+    ArgCache<DeviceChain>& cache = device_chains();
+    const ArgCache<DeviceChain>::Key key{state.range(0), state.range(1), IndexBytes};
+    if (!cache.holds(key)) cache.clear();  // the previous set's memory is free when we ask
+    if (!fits_in_free_memory(state, bytes)) return;
+    DeviceChain& chain = cache.get(key, [&] {
+      DeviceChain made(bytes, stride, IndexBytes, 1, stream);
+      // Sets that L2 could hold are walked once whole, so the first timed launches find them there.
+      if (made.host().nodes * std::min(stride, kLineBytes) <= 2 * gpu().device().l2_bytes) {
+        kernel<<<1, 1, 0, stream>>>(made.words(), made.position(), static_cast<std::uint32_t>(made.host().nodes), 0,
+                                    Clocks{});
+        GPUBENCH_CUDA_LAUNCHED();
+        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+      }
+      return made;
+    });
+    const std::uint32_t warmup = warmup_loads(chain.host().nodes);
+    run(state, [&](cudaStream_t s, Clocks c) {
+      kernel<<<1, 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c);
+    });
+    report_per(state, "load", kTimedLoads);
+    state.counters["working_set_bytes"] = static_cast<double>(bytes);
+    state.counters["stride_bytes"] = static_cast<double>(stride);
+
+    // The course notebook's "checking results": a launch from the cycle's start ends where the host says.
+    chain.set_position(0);
+    kernel<<<1, 1, 0, stream>>>(chain.words(), chain.position(), warmup, kTimedLoads, Clocks{});
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    chain.expect_position(warmup + kTimedLoads);
+  }
+};
+
+// The chase inside shared memory: dense (every word a node), sets up to the block's opt-in limit.
+class SharedPointerChase : public GpuFixture {
+ public:
+  SharedPointerChase() : GpuFixture("PointerChase/shared") {}
 
  protected:
   void BenchmarkCase(benchmark::State& state) override {
     const std::size_t bytes = static_cast<std::size_t>(state.range(0));
     const std::size_t stride = static_cast<std::size_t>(state.range(1));
-    std::size_t free_bytes = 0, total_bytes = 0;
-    GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (bytes > free_bytes)
-      throw std::runtime_error("working set of " + std::to_string(bytes) + " bytes exceeds the " +
-                               std::to_string(free_bytes) + " bytes of free device memory");
-    DeviceChain& chain = device_chains().get({state.range(0), state.range(1)},
-                                             [&] { return DeviceChain(make_chase_chain(bytes, stride, 1)); });
-    run(state, [&](cudaStream_t s, Clocks c) {
-      kernels::pointer_chase<Path><<<1, 1, 0, s>>>(chain.words.data(), chain.position.data(), kWarmupLoads,
-                                                   kTimedLoads, c);
-    });
+    const std::size_t limit = gpu().device().shared_memory_per_block_optin_bytes;
+    if (bytes > limit) {
+      skip_benchmark(state, "needs " + std::to_string(bytes >> 10) + " KiB of shared memory; a block may have " +
+                                std::to_string(limit >> 10) + " KiB here");
+      return;
+    }
+    const cudaStream_t stream = gpu().stream();
+    DeviceChain& chain =
+        chains_.get({state.range(0), state.range(1)}, [&] { return DeviceChain(bytes, stride, 4, 1, stream); });
+    const auto words = static_cast<std::uint32_t>(chain.host().word_count());
+    GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels::pointer_chase_shared),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    const std::uint32_t warmup = warmup_loads(chain.host().nodes);
+    auto launch = [&](cudaStream_t s, Clocks c) {
+      kernels::pointer_chase_shared<<<1, 256, bytes, s>>>(chain.words(), words, chain.position(), warmup, kTimedLoads, c);
+    };
+    run(state, launch);
     report_per(state, "load", kTimedLoads);
     state.counters["working_set_bytes"] = static_cast<double>(bytes);
     state.counters["stride_bytes"] = static_cast<double>(stride);
+
+    chain.set_position(0);
+    launch(stream, Clocks{});
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    chain.expect_position(warmup + kTimedLoads);
   }
+
+ private:
+  ArgCache<DeviceChain> chains_;
 };
 
-void working_sets(benchmark::internal::Benchmark* b, std::int64_t stride) {
-  for (std::int64_t bytes = 4 << 10; bytes <= (std::int64_t{1} << 30); bytes *= 2) {
-    b->Args({bytes, stride});
-    if (bytes < (std::int64_t{1} << 30)) b->Args({bytes + bytes / 2, stride});  // resolution between steps
+// Powers of two from `from` to `to`, with the point halfway (x1.5) between each pair for resolution.
+std::vector<std::int64_t> working_sets(std::int64_t from, std::int64_t to) {
+  std::vector<std::int64_t> sets;
+  for (std::int64_t bytes = from; bytes <= to; bytes *= 2) {
+    sets.push_back(bytes);
+    if (bytes < to) sets.push_back(bytes + bytes / 2);
   }
+  return sets;
 }
 
 const bool registered = [] {
-  for (auto* b : {register_case<PointerChase<kernels::LoadPath::kCached>>("cached"),
-                  register_case<PointerChase<kernels::LoadPath::kL2Only>>("l2_only"),
-                  register_case<PointerChase<kernels::LoadPath::kVolatile>>("volatile")}) {
+  using kernels::LoadPath;
+  constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
+  auto* cached = register_case<PointerChase<LoadPath::kCached>>("cached");
+  auto* l2_only = register_case<PointerChase<LoadPath::kL2Only>>("l2_only");
+  auto* uncached = register_case<PointerChase<LoadPath::kVolatile>>("volatile");
+  for (auto* b : {cached, l2_only, uncached}) {
     b->ArgNames({"bytes", "stride"});
-    working_sets(b, 128);
+    for (std::int64_t bytes : working_sets(4 * KiB, GiB)) b->Args({bytes, 128});
   }
+  for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
+
+  // TLB reach: one node per 2 MiB page, data in L2 (a few MiB of lines), so only translation misses
+  // add latency. Sets past the GPU's free memory skip with a message.
+  auto* tlb = register_case<PointerChase<LoadPath::kL2Only, kPageStride>>("tlb");
+  tlb->ArgNames({"bytes", "stride"});
+  for (std::int64_t bytes : working_sets(32 * MiB, 128 * GiB)) tlb->Args({bytes, kPageStride});
+
+  // The L1 edge under three L1/shared splits (percent of the unified array preferred as shared).
+  auto* carveout = register_case<PointerChase<LoadPath::kCached, 4, kCarveoutInstance>>("carveout");
+  carveout->ArgNames({"bytes", "stride", "carveout"});
+  for (std::int64_t percent : {0, 50, 100})
+    for (std::int64_t bytes = 8 * KiB; bytes <= 320 * KiB; bytes += bytes < 64 * KiB ? 8 * KiB : 32 * KiB)
+      carveout->Args({bytes, 128, percent});
+
+  auto* shared = register_case<SharedPointerChase>();
+  shared->ArgNames({"bytes", "stride"});
+  for (std::int64_t bytes : {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 224 * KiB}) shared->Args({bytes, 4});
   return true;
 }();
 

@@ -14,18 +14,19 @@ namespace {
 constexpr std::size_t kStrideBytes = 64;  // one CPU cache line per node
 constexpr std::size_t kLoadsPerIteration = 1 << 16;
 
-ArgCache<ChaseChain>& chains() {
-  static ArgCache<ChaseChain> cache;
+ArgCache<std::vector<std::uint32_t>>& chains() {
+  static ArgCache<std::vector<std::uint32_t>> cache;
   return cache;
 }
 
 void PointerChaseCPU(benchmark::State& state) {
   const std::size_t bytes = static_cast<std::size_t>(state.range(0));
-  const ChaseChain& chain = chains().get({state.range(0)}, [&] { return make_chase_chain(bytes, kStrideBytes, 1); });
-  std::uint32_t at = chase(chain.words, 0, chain.nodes);  // warm: every node once
+  const std::vector<std::uint32_t>& words =
+      chains().get({state.range(0)}, [&] { return chase_words(make_chase_chain(bytes, kStrideBytes, 1)); });
+  std::uint32_t at = chase(words, 0, bytes / kStrideBytes);  // warm: every node once
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    at = chase(chain.words, at, kLoadsPerIteration);
+    at = chase(words, at, kLoadsPerIteration);
     benchmark::DoNotOptimize(at);
   }
   const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;

@@ -1,7 +1,8 @@
 // Pointer chase: one thread follows a shuffled single-cycle chain (common/pointer_chain.h), each
 // load's address the previous load's value, so cycles per load are the latency of whatever level
 // holds the working set. Load paths: .ca (L1 and L2), .cg (L2 only), .cv (no cached copy reused),
-// and a chase inside shared memory.
+// and a chase inside shared memory. MemoryParallelism runs many chains at once: whole warps, each
+// lane loading one word of a 128-byte node, C chains per warp kept in registers.
 #pragma once
 
 #include "common/clocks.h"
@@ -12,29 +13,49 @@ namespace gpubench::kernels {
 
 enum class LoadPath { kCached, kL2Only, kVolatile };
 
+// Lays a chain out in device memory: the word at node n (and the `copies` - 1 words after it) holds
+// next[n] * value_scale: the next node's word index (scale = stride in words) or node index (1).
+// One copy per lane lets a whole warp chase with one coalesced load.
+static __global__ void place_chain_nodes(std::uint32_t* words, const std::uint32_t* next, std::size_t nodes,
+                                         std::size_t stride_words, std::uint32_t value_scale, std::uint32_t copies) {
+  const std::size_t total = nodes * copies;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t node = i / copies;
+    words[node * stride_words + i % copies] = next[node] * value_scale;
+  }
+}
+
 template <LoadPath Path>
-__device__ __forceinline__ std::uint32_t chase_load(const std::uint32_t* words, std::uint32_t at) {
+__device__ __forceinline__ std::uint32_t chase_load(const std::uint32_t* address) {
   std::uint32_t next;
   if constexpr (Path == LoadPath::kCached)
-    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(next) : "l"(words + at));
+    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(next) : "l"(address));
   else if constexpr (Path == LoadPath::kL2Only)
-    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(next) : "l"(words + at));
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(next) : "l"(address));
   else
-    asm volatile("ld.global.cv.u32 %0, [%1];" : "=r"(next) : "l"(words + at));
+    asm volatile("ld.global.cv.u32 %0, [%1];" : "=r"(next) : "l"(address));
   return next;
 }
 
 // Launch <<<1, 1>>>. Continues from position[0], chases `warmup` untimed then `steps` timed loads,
 // and stores where it stopped back into position[0], so consecutive launches walk the whole cycle.
-template <LoadPath Path>
+// A value is an index in units of IndexBytes: 4 (word index) or the stride (node index, for sets
+// beyond 2^32 words); either way one IMAD.WIDE turns it into an address. `Instance` only makes a
+// separate kernel, so a function attribute set on one (the L1/shared carveout) leaves the other alone.
+template <LoadPath Path, unsigned IndexBytes = 4, int Instance = 0>
 static __global__ void pointer_chase(const std::uint32_t* words, std::uint32_t* position, std::uint32_t warmup,
                                      std::uint32_t steps, Clocks clocks) {
+  const char* base = reinterpret_cast<const char*>(words);
+  auto address = [base](std::uint32_t at) {
+    return reinterpret_cast<const std::uint32_t*>(base + static_cast<std::size_t>(at) * IndexBytes);
+  };
   std::uint32_t at = position[0];
 #pragma unroll 1
-  for (std::uint32_t i = 0; i < warmup; ++i) at = chase_load<Path>(words, at);
+  for (std::uint32_t i = 0; i < warmup; ++i) at = chase_load<Path>(address(at));
   const Clocks::Stamp start = clocks.begin_after(at);
 #pragma unroll 4
-  for (std::uint32_t i = 0; i < steps; ++i) at = chase_load<Path>(words, at);
+  for (std::uint32_t i = 0; i < steps; ++i) at = chase_load<Path>(address(at));
   clocks.end_after(start, at);
   position[0] = at;
 }
@@ -62,6 +83,36 @@ static __global__ void pointer_chase_shared(const std::uint32_t* words, std::uin
   for (std::uint32_t i = 0; i < steps; ++i) at = load(at);
   clocks.end_after(start, at);
   position[0] = at;
+}
+
+// Memory-level parallelism. Launch with whole warps; warp w of the grid follows `Chains` chains whose
+// word positions are positions[w * Chains + c]. A step loads one 4-byte word per lane from each of the
+// warp's current nodes (a full 128-byte line each, coalesced; every word of a node holds the next
+// node's index), so each warp keeps `Chains` line loads in flight and each chain waits on its own.
+// Positions are stored back, so the next launch walks on into lines not yet in cache.
+template <int Chains>
+static __global__ void parallel_chase(const std::uint32_t* words, std::uint32_t* positions, std::uint32_t steps,
+                                      Clocks clocks) {
+  const unsigned lane = threadIdx.x % 32u;
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32u;
+  std::uint32_t at[Chains];
+#pragma unroll
+  for (int c = 0; c < Chains; ++c) at[c] = positions[warp * Chains + c];
+  const Clocks::Stamp start = clocks.begin_block(static_cast<int>(at[0] | 1u));
+#pragma unroll 1
+  for (std::uint32_t step = 0; step < steps; ++step) {
+#pragma unroll
+    for (int c = 0; c < Chains; ++c)
+      asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(at[c]) : "l"(words + at[c] + lane));
+  }
+  std::uint32_t last = 1u;  // the span ends once every chain's last load is in
+#pragma unroll
+  for (int c = 0; c < Chains; ++c) last |= at[c];
+  clocks.end_block(start, static_cast<int>(last));
+  if (lane == 0) {
+#pragma unroll
+    for (int c = 0; c < Chains; ++c) positions[warp * Chains + c] = at[c];
+  }
 }
 
 }  // namespace gpubench::kernels

@@ -1,4 +1,6 @@
-// Every chase variant ends where the host's chase of the same chain ends, and continues from there.
+// Every chase variant ends where the host's chase of the same chain ends, and continues from there;
+// the device layout of a chain is the host's.
+#include "bench/memory/device_chain.cuh"
 #include "common/device_memory.h"
 #include "common/pointer_chain.h"
 #include "kernels/memory/pointer_chase.cuh"
@@ -11,21 +13,32 @@
 namespace gpubench {
 namespace {
 
+TEST(DeviceChainLayout, MatchesTheHostLayout) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceChain single(64 << 10, 128, 4, 1, nullptr);
+  const std::vector<std::uint32_t> host = chase_words(single.host());
+  std::vector<std::uint32_t> device(host.size());
+  GPUBENCH_CUDA(cudaMemcpy(device.data(), single.words(), host.size() * 4, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(device, host);
+
+  const DeviceChain per_lane(16 << 10, 128, 4, 32, nullptr);
+  std::vector<std::uint32_t> lanes(per_lane.host().word_count());
+  GPUBENCH_CUDA(cudaMemcpy(lanes.data(), per_lane.words(), lanes.size() * 4, cudaMemcpyDeviceToHost));
+  for (std::size_t w = 0; w < lanes.size(); ++w)
+    ASSERT_EQ(lanes[w], per_lane.host().next[w / 32] * 32u) << "word " << w << " of a warp-wide node";
+}
+
 template <kernels::LoadPath Path>
 void check_global_chase(const char* name) {
-  const ChaseChain chain = make_chase_chain(64 << 10, 128, 11);
-  DeviceBuffer<std::uint32_t> words(chain.words.size()), position(1);
-  words.upload(chain.words);
-  position.upload({0u});
+  DeviceChain chain(64 << 10, 128, 4, 1, nullptr);
   DeviceBuffer<CycleSpan> span(1);
   span.fill_bytes(0);
-  kernels::pointer_chase<Path><<<1, 1>>>(words.data(), position.data(), 100, 1000, Clocks{span.data()});
+  kernels::pointer_chase<Path><<<1, 1>>>(chain.words(), chain.position(), 100, 1000, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
-  std::uint32_t want = chase(chain.words, 0, 1100);
-  EXPECT_EQ(position.download().front(), want) << name;
-  kernels::pointer_chase<Path><<<1, 1>>>(words.data(), position.data(), 0, 777, Clocks{span.data()});
+  EXPECT_NO_THROW(chain.expect_position(1100)) << name;
+  kernels::pointer_chase<Path><<<1, 1>>>(chain.words(), chain.position(), 0, 777, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
-  EXPECT_EQ(position.download().front(), chase(chain.words, want, 777)) << name << ", second launch";
+  EXPECT_NO_THROW(chain.expect_position(1877)) << name << ", second launch";
   const CycleSpan stamps = span.download().front();
   EXPECT_GT(stamps.stop_clock, stamps.start_clock) << name;
 }
@@ -37,18 +50,45 @@ TEST(PointerChaseKernel, GlobalChasesEndWhereTheHostSays) {
   check_global_chase<kernels::LoadPath::kVolatile>("ld.cv");
 }
 
+TEST(PointerChaseKernel, NodeIndexedChaseEndsWhereTheHostSays) {
+  GPUBENCH_REQUIRE_GPU();
+  constexpr unsigned kStride = 64 << 10;  // page-like stride, indices count nodes
+  DeviceChain chain(std::size_t{64} << 20, kStride, kStride, 1, nullptr);
+  kernels::pointer_chase<kernels::LoadPath::kL2Only, kStride><<<1, 1>>>(chain.words(), chain.position(), 1000, 3000,
+                                                                        Clocks{});
+  GPUBENCH_CUDA_LAUNCHED();
+  EXPECT_NO_THROW(chain.expect_position(4000));
+}
+
 TEST(PointerChaseKernel, SharedChaseEndsWhereTheHostSays) {
   GPUBENCH_REQUIRE_GPU();
-  const ChaseChain chain = make_chase_chain(16 << 10, 32, 5);
-  DeviceBuffer<std::uint32_t> words(chain.words.size()), position(1);
-  words.upload(chain.words);
-  position.upload({0u});
+  DeviceChain chain(16 << 10, 32, 4, 1, nullptr);
   DeviceBuffer<CycleSpan> span(1);
-  const std::size_t shared_bytes = chain.words.size() * sizeof(std::uint32_t);
-  kernels::pointer_chase_shared<<<1, 128, shared_bytes>>>(words.data(), static_cast<std::uint32_t>(chain.words.size()),
-                                                         position.data(), 50, 2000, Clocks{span.data()});
+  const auto words = static_cast<std::uint32_t>(chain.host().word_count());
+  kernels::pointer_chase_shared<<<1, 128, words * 4>>>(chain.words(), words, chain.position(), 50, 2000,
+                                                        Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
-  EXPECT_EQ(position.download().front(), chase(chain.words, 0, 2050));
+  EXPECT_NO_THROW(chain.expect_position(2050));
+}
+
+TEST(PointerChaseKernel, ParallelChainsEachEndWhereTheHostSays) {
+  GPUBENCH_REQUIRE_GPU();
+  constexpr int kChains = 4;
+  constexpr unsigned kBlocks = 3, kThreads = 64, kSteps = 50;
+  const DeviceChain chain(1 << 20, 128, 4, 32, nullptr);
+  const std::size_t count = kBlocks * kThreads / 32 * kChains;
+  const std::size_t spacing = chain.host().nodes / count;
+  std::vector<std::uint32_t> starts;
+  for (std::size_t i = 0; i < count; ++i) starts.push_back(chain.value_at(i * spacing));
+  DeviceBuffer<std::uint32_t> positions(count);
+  positions.upload(starts);
+  DeviceBuffer<CycleSpan> span(1);
+  span.fill_bytes(0);
+  kernels::parallel_chase<kChains><<<kBlocks, kThreads>>>(chain.words(), positions.data(), kSteps, Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  const std::vector<std::uint32_t> ended = positions.download();
+  for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(ended[i], chain.value_after(i * spacing, kSteps)) << "chain " << i;
+  EXPECT_GT(span.download().front().stop_clock, 0u);
 }
 
 }  // namespace

@@ -1,0 +1,64 @@
+// A pointer-chase chain laid out in device memory (kernels/memory/pointer_chase.cuh reads it), with
+// the host's copy of the cycle order kept to check where a chase on the device must end.
+#pragma once
+
+#include "common/cuda_check.h"
+#include "common/device_memory.h"
+#include "common/pointer_chain.h"
+#include "kernels/memory/pointer_chase.cuh"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace gpubench {
+
+class DeviceChain {
+ public:
+  // index_bytes: 4 for word indices, or the stride for node indices (sets beyond 2^32 words).
+  // copies: how many words of each node hold the link (32 for warp-wide chases).
+  DeviceChain(std::size_t bytes, std::size_t stride, std::size_t index_bytes, std::uint32_t copies, cudaStream_t stream)
+      : host_(make_chase_chain(bytes, stride, kSeed)),
+        value_scale_(static_cast<std::uint32_t>(stride / index_bytes)),
+        words_(host_.word_count()),
+        position_(1) {
+    if (index_bytes != 4 && index_bytes != stride)
+      throw std::invalid_argument("chain index unit must be a word or the stride");
+    if (copies > host_.stride_words) throw std::invalid_argument("more link copies than words in a node");
+    if (index_bytes == 4 && host_.word_count() > UINT32_MAX)
+      throw std::invalid_argument("set too large for word indices; index by node");
+    words_.fill_bytes(0, stream);
+    DeviceBuffer<std::uint32_t> next(host_.nodes);
+    next.upload(host_.next);
+    kernels::place_chain_nodes<<<1024, 256, 0, stream>>>(words_.data(), next.data(), host_.nodes, host_.stride_words,
+                                                         value_scale_, copies);
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    set_position(0);
+  }
+
+  const ChaseChain& host() const { return host_; }
+  const std::uint32_t* words() const { return words_.data(); }
+  std::uint32_t* position() const { return position_.data(); }
+  // The value (index) of the node at place `at` of the walk, and of the node `steps` loads later.
+  std::uint32_t value_at(std::size_t at) const { return host_.order[at % host_.nodes] * value_scale_; }
+  std::uint32_t value_after(std::size_t at, std::size_t steps) const { return value_at(at + steps); }
+  // Puts the single-thread walk at place `at` of the cycle.
+  void set_position(std::size_t at) { position_.upload({value_at(at)}); }
+  // Throws unless the single-thread walk, started at place 0 `steps` loads ago, stands where the host says.
+  void expect_position(std::size_t steps) const {
+    const std::uint32_t device = position_.download().front();
+    if (device != value_after(0, steps))
+      throw std::runtime_error("pointer chase ended on index " + std::to_string(device) + " but the host's chase of the " +
+                               "same chain ends on " + std::to_string(value_after(0, steps)));
+  }
+
+ private:
+  static constexpr std::uint64_t kSeed = 1;
+  ChaseChain host_;
+  std::uint32_t value_scale_;
+  DeviceBuffer<std::uint32_t> words_;
+  DeviceBuffer<std::uint32_t> position_;
+};
+
+}  // namespace gpubench

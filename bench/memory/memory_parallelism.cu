@@ -1,0 +1,167 @@
+//! Memory-level parallelism: bandwidth from many pointer chases at once over a 2 GiB set, far beyond
+//! L2. A chain is followed by a whole warp (each lane reads one word of the node's 128-byte line, so
+//! a step moves one full line, coalesced); each warp keeps `chains` of them in registers. Sweeps
+//! chains x threads on one SM, then chains x warps per SM on every SM. Little's law: bandwidth =
+//! bytes in flight / latency, so more chains in flight turn a fixed latency into more bandwidth.
+#include "bench/memory/device_chain.cuh"
+#include "common/arg_cache.h"
+#include "common/cuda_check.h"
+#include "common/gpu_fixture.h"
+#include "kernels/memory/pointer_chase.cuh"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+constexpr std::size_t kSetBytes = std::size_t{2} << 30;
+constexpr std::size_t kNodeBytes = 128;
+constexpr std::uint32_t kStepsPerLaunch = 64;
+constexpr int kWarpSize = 32;
+constexpr int kMaxThreadsPerBlock = 1024;
+
+using ChaseLaunch = void (*)(unsigned blocks, unsigned threads, cudaStream_t, const std::uint32_t*, std::uint32_t*,
+                             Clocks);
+
+template <int Chains>
+void launch_parallel_chase(unsigned blocks, unsigned threads, cudaStream_t s, const std::uint32_t* words,
+                           std::uint32_t* positions, Clocks clocks) {
+  kernels::parallel_chase<Chains><<<blocks, threads, 0, s>>>(words, positions, kStepsPerLaunch, clocks);
+}
+
+const void* kernel_of(int chains) {
+  switch (chains) {
+    case 1: return reinterpret_cast<const void*>(kernels::parallel_chase<1>);
+    case 2: return reinterpret_cast<const void*>(kernels::parallel_chase<2>);
+    case 4: return reinterpret_cast<const void*>(kernels::parallel_chase<4>);
+    case 8: return reinterpret_cast<const void*>(kernels::parallel_chase<8>);
+    case 16: return reinterpret_cast<const void*>(kernels::parallel_chase<16>);
+    default: throw std::invalid_argument("chains per warp must be 1, 2, 4, 8 or 16");
+  }
+}
+
+ChaseLaunch launcher_of(int chains) {
+  switch (chains) {
+    case 1: return launch_parallel_chase<1>;
+    case 2: return launch_parallel_chase<2>;
+    case 4: return launch_parallel_chase<4>;
+    case 8: return launch_parallel_chase<8>;
+    case 16: return launch_parallel_chase<16>;
+    default: throw std::invalid_argument("chains per warp must be 1, 2, 4, 8 or 16");
+  }
+}
+
+// Where each chain starts: evenly spaced along the one cycle, so no chain walks into lines another
+// chain loaded during the same launch.
+struct ChainStarts {
+  std::vector<std::size_t> places;  // place in the cycle's order
+  std::vector<std::uint32_t> values;
+};
+
+ChainStarts chain_starts(const DeviceChain& chain, std::size_t count) {
+  const std::size_t spacing = chain.host().nodes / count;
+  if (spacing < kStepsPerLaunch) throw std::invalid_argument("too many chains for the set: they would overlap");
+  ChainStarts starts;
+  for (std::size_t i = 0; i < count; ++i) {
+    starts.places.push_back(i * spacing);
+    starts.values.push_back(chain.value_at(i * spacing));
+  }
+  return starts;
+}
+
+// The 2 GiB chain, built once for the whole family (every word of a node holds the link).
+DeviceChain& big_chain(cudaStream_t stream) {
+  static ArgCache<DeviceChain> cache;
+  return cache.get({}, [&] { return DeviceChain(kSetBytes, kNodeBytes, 4, kNodeBytes / 4, stream); });
+}
+
+class MemoryParallelism : public GpuFixture {
+ public:
+  // whole_gpu: args are (chains, warps per SM) on every SM; otherwise (chains, threads) in one block.
+  MemoryParallelism(const char* name, bool whole_gpu)
+      : GpuFixture(std::string("MemoryParallelism/") + name), whole_gpu_(whole_gpu) {
+    set_default_counters({"dram_read_bytes", "l2_read_bytes"});
+  }
+
+ protected:
+  void BenchmarkCase(benchmark::State& state) override {
+    const int chains = static_cast<int>(state.range(0));
+    const DeviceInfo& device = gpu().device();
+    unsigned blocks = 1, threads = static_cast<unsigned>(state.range(1));
+    if (whole_gpu_) {
+      const unsigned warps_per_sm = static_cast<unsigned>(state.range(1));
+      const unsigned threads_per_sm = warps_per_sm * kWarpSize;
+      const unsigned blocks_per_sm = (threads_per_sm + kMaxThreadsPerBlock - 1) / kMaxThreadsPerBlock;
+      threads = threads_per_sm / blocks_per_sm;
+      blocks = blocks_per_sm * static_cast<unsigned>(device.sm_count);
+    }
+    if (threads % kWarpSize != 0) throw std::invalid_argument("threads must be whole warps");
+    int resident_blocks = 0;
+    GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, kernel_of(chains),
+                                                                static_cast<int>(threads), 0));
+    const cudaStream_t stream = gpu().stream();
+    DeviceChain& chain = big_chain(stream);
+    const std::size_t warps = static_cast<std::size_t>(blocks) * threads / kWarpSize;
+    const std::size_t total_chains = warps * static_cast<std::size_t>(chains);
+    const ChainStarts starts = chain_starts(chain, total_chains);
+    // Kept across Google Benchmark's trials: walking on (never restarting) keeps every load a DRAM load.
+    DeviceBuffer<std::uint32_t>& positions = positions_.get({state.range(0), state.range(1)}, [&] {
+      DeviceBuffer<std::uint32_t> made(total_chains);
+      made.upload(starts.values);
+      return made;
+    });
+    const ChaseLaunch launch_chase = launcher_of(chains);
+
+    const double bytes_per_launch = static_cast<double>(total_chains) * kStepsPerLaunch * kNodeBytes;
+    set_ideal_traffic({static_cast<double>(total_chains) * kStepsPerLaunch, bytes_per_launch, 0.0});
+    run(state, [&](cudaStream_t s, Clocks c) { launch_chase(blocks, threads, s, chain.words(), positions.data(), c); });
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes_per_launch));
+    report_per(state, "step", kStepsPerLaunch);  // block 0's view: the latency of one step under this load
+    state.counters["chains_per_warp"] = chains;
+    state.counters["threads_per_block"] = threads;
+    state.counters["blocks"] = blocks;
+    state.counters["resident_warps_per_sm"] =
+        std::min<double>(resident_blocks * static_cast<double>(threads) / kWarpSize,
+                         static_cast<double>(warps) / (whole_gpu_ ? device.sm_count : 1));
+    state.counters["loads_in_flight"] = static_cast<double>(total_chains);
+    state.counters["bytes_in_flight"] = static_cast<double>(total_chains * kNodeBytes);
+    // Little's law read backwards: bytes in flight / bandwidth = GPU time per launch / steps per chain.
+    state.counters["implied_latency_ns"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * kStepsPerLaunch * 1e-9,
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+
+    // Every chain, started again from its first node, must end where the host's walk of the cycle does.
+    DeviceBuffer<std::uint32_t> check(total_chains);
+    check.upload(starts.values);
+    launch_chase(blocks, threads, stream, chain.words(), check.data(), Clocks{});
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    const std::vector<std::uint32_t> ended = check.download();
+    for (std::size_t i = 0; i < total_chains; ++i)
+      if (ended[i] != chain.value_after(starts.places[i], kStepsPerLaunch))
+        throw std::runtime_error("chain " + std::to_string(i) + " ended on index " + std::to_string(ended[i]) +
+                                 ", the host's walk on " +
+                                 std::to_string(chain.value_after(starts.places[i], kStepsPerLaunch)));
+  }
+
+ private:
+  bool whole_gpu_;
+  ArgCache<DeviceBuffer<std::uint32_t>> positions_;
+};
+
+const bool registered = [] {
+  auto* one_sm = register_case<MemoryParallelism>("one_sm", false);
+  one_sm->ArgNames({"chains", "threads"});
+  auto* whole_gpu = register_case<MemoryParallelism>("gpu", true);
+  whole_gpu->ArgNames({"chains", "warps_per_sm"});
+  for (std::int64_t chains : {1, 2, 4, 8, 16}) {
+    for (std::int64_t threads : {32, 64, 128, 256, 512, 1024}) one_sm->Args({chains, threads});
+    for (std::int64_t warps : {1, 2, 4, 8, 16, 32, 64}) whole_gpu->Args({chains, warps});
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace gpubench
