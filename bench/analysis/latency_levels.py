@@ -18,14 +18,26 @@ import sys
 from collections import defaultdict
 
 
-def points_from_json(report, family, metric="cycles_per_load"):
-    """(working_set_bytes, mean metric) for every non-aggregate row whose name starts with family."""
-    values = defaultdict(list)
+def family_rows(report, family, metric="cycles_per_load", stride=None):
+    """Non-aggregate, successful rows whose run name starts with `family` + "/" (or is it), that carry
+    `metric`, and (when given) have stride_bytes == stride."""
+    rows = []
     for row in report.get("benchmarks", []):
         if row.get("run_type") == "aggregate" or row.get("error_occurred") or row.get("skipped"):
             continue
-        if not row.get("run_name", row.get("name", "")).startswith(family) or metric not in row:
+        name = row.get("run_name", row.get("name", ""))
+        if not (name == family or name.startswith(family + "/")) or metric not in row:
             continue
+        if stride is not None and float(row.get("stride_bytes", -1)) != stride:
+            continue
+        rows.append(row)
+    return rows
+
+
+def points_from_json(report, family, metric="cycles_per_load", stride=None):
+    """(working_set_bytes, mean metric over repetitions) for the family's rows, sorted by size."""
+    values = defaultdict(list)
+    for row in family_rows(report, family, metric, stride):
         values[float(row["working_set_bytes"])].append(float(row[metric]))
     return sorted((size, statistics.mean(v)) for size, v in values.items())
 
@@ -57,6 +69,7 @@ def find_levels(points, tolerance=0.15, min_points=2):
             "min_bytes": largest,
             "max_bytes": above[0] if above else None,
             "points": len(plateau),
+            "sizes": [s for s, _ in plateau],
         })
     for index, level in enumerate(levels):
         if index == 0:
@@ -85,10 +98,11 @@ def main():
     parser.add_argument("json", help="gpubench --benchmark_out JSON")
     parser.add_argument("--family", default="PointerChase/cached", help="benchmark name prefix")
     parser.add_argument("--metric", default="cycles_per_load")
+    parser.add_argument("--stride", type=float, default=128, help="only rows with this stride_bytes (0: any)")
     parser.add_argument("--tolerance", type=float, default=0.15)
     args = parser.parse_args()
     with open(args.json) as f:
-        points = points_from_json(json.load(f), args.family, args.metric)
+        points = points_from_json(json.load(f), args.family, args.metric, args.stride or None)
     if not points:
         print(f"no rows of {args.family} with {args.metric}", file=sys.stderr)
         return 1

@@ -1,30 +1,118 @@
 #!/usr/bin/env python3
-"""Plot pointer-chase latency against working-set size from gpubench JSON: every GPU load path and
-the CPU chase on one figure (ns per load, log-2 x axis), with the levels latency_levels.py reads off
-the GPU's cached curve marked. Needs matplotlib.
+"""Figures from gpubench JSON (needs matplotlib):
 
-    plot_latency.py run.json [more.json ...] -o latency.png
+- latency.png: pointer-chase latency against working-set size, every GPU load path (128-byte stride),
+  shared memory, and the CPU chase on one figure (ns per load, log-2 x axis), with the levels
+  latency_levels.py reads off the GPU's cached curve marked;
+- carveout.png (with --carveout-output): the cached chase's L1 edge under each L1/shared carveout;
+- parallelism.png (with --parallelism-output): MemoryParallelism bandwidth against warps per SM, one
+  line per chains-per-warp count, beside the stream copy's bandwidth.
+
+    plot_latency.py run.json [more.json ...] -o latency.png [--carveout-output c.png] [--parallelism-output p.png]
 """
 import argparse
 import json
 import os
 import sys
+from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chase_summary  # noqa: E402
 import latency_levels  # noqa: E402
 
-SERIES = [
-    ("PointerChase/cached", "GPU, ld.ca (L1 + L2)"),
-    ("PointerChase/l2_only", "GPU, ld.cg (L2 only)"),
-    ("PointerChase/volatile", "GPU, ld.cv"),
-    ("PointerChaseCPU", "CPU"),
+SERIES = [  # family, stride filter, label
+    ("PointerChase/cached", 128, "GPU, ld.ca (L1 + L2)"),
+    ("PointerChase/l2_only", 128, "GPU, ld.cg (L2 only)"),
+    ("PointerChase/volatile", 128, "GPU, ld.cv"),
+    ("PointerChase/shared", None, "GPU, shared memory"),
+    ("PointerChaseCPU", None, "host CPU"),
 ]
+
+
+def latency_figure(plt, report, device, output):
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    plotted = 0
+    for family, stride, label in SERIES:
+        points = latency_levels.points_from_json(report, family, "ns_per_load", stride)
+        if not points:
+            continue
+        axes.plot([s for s, _ in points], [l for _, l in points], marker="o", markersize=3, label=label)
+        plotted += 1
+        if family == "PointerChase/cached":
+            for level in chase_summary.level_table(report, family, stride):
+                axes.axhline(level["ns"], color="grey", linewidth=0.6, linestyle=":")
+                axes.annotate(f"{level['name']} {level['ns']:.0f} ns ({level['latency']:.0f} cycles)",
+                              (points[0][0], level["ns"]), textcoords="offset points", xytext=(2, 3), fontsize=8,
+                              color="dimgrey")
+    if not plotted:
+        return False
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xlabel("working set (bytes)")
+    axes.set_ylabel("ns per dependent load")
+    axes.set_title(f"Pointer-chase latency: {device} and host CPU")
+    axes.grid(True, which="both", linewidth=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(output, dpi=130)
+    return True
+
+
+def carveout_figure(plt, report, device, output):
+    series = defaultdict(list)
+    for row in latency_levels.family_rows(report, "PointerChase/carveout"):
+        series[int(row["carveout_percent"])].append((float(row["working_set_bytes"]), float(row["cycles_per_load"])))
+    if not series:
+        return False
+    figure, axes = plt.subplots(figsize=(8, 4.5))
+    for percent, points in sorted(series.items()):
+        points.sort()
+        axes.plot([s / 1024 for s, _ in points], [c for _, c in points], marker="o", markersize=3,
+                  label=f"{percent}% preferred as shared")
+    axes.set_xlabel("working set (KiB)")
+    axes.set_ylabel("cycles per dependent load (ld.ca)")
+    axes.set_title(f"L1 capacity under L1/shared carveouts: {device}")
+    axes.grid(True, linewidth=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(output, dpi=130)
+    return True
+
+
+def parallelism_figure(plt, report, device, output):
+    rows = chase_summary.parallelism_rows(report, "MemoryParallelism/gpu")
+    if not rows:
+        return False
+    lines = defaultdict(list)
+    for row in rows:
+        args = chase_summary.run_args(row["run_name"])
+        lines[args["chains"]].append((args["warps_per_sm"], row["bytes_per_second"] / 1e12))
+    figure, axes = plt.subplots(figsize=(8, 4.8))
+    for chains, points in sorted(lines.items()):
+        points.sort()
+        axes.plot([w for w, _ in points], [b for _, b in points], marker="o", markersize=3,
+                  label=f"{chains} chain{'s' if chains > 1 else ''} per warp")
+    stream = chase_summary.stream_bandwidth(report)
+    if stream:
+        axes.axhline(stream / 1e12, color="black", linewidth=0.8, linestyle="--", label="stream copy")
+        axes.axhline(0.8 * stream / 1e12, color="grey", linewidth=0.6, linestyle=":", label="80% of stream copy")
+    axes.set_xscale("log", base=2)
+    axes.set_xlabel("warps per SM (all SMs)")
+    axes.set_ylabel("TB/s (128-byte lines read)")
+    axes.set_title(f"Memory-level parallelism: {device}")
+    axes.grid(True, which="both", linewidth=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(output, dpi=130)
+    return True
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+")
     parser.add_argument("-o", "--output", default="latency.png")
+    parser.add_argument("--carveout-output")
+    parser.add_argument("--parallelism-output")
     args = parser.parse_args()
     import matplotlib
     matplotlib.use("Agg")
@@ -34,34 +122,17 @@ def main():
     for path in args.json:
         with open(path) as f:
             reports.append(json.load(f))
-    figure, axes = plt.subplots(figsize=(9, 5.5))
-    device = next((r["context"].get("gpu_name") for r in reports if r.get("context", {}).get("gpu_name")), "GPU")
-    plotted = 0
-    for family, label in SERIES:
-        points = [p for r in reports for p in latency_levels.points_from_json(r, family, "ns_per_load")]
-        if not points:
-            continue
-        points.sort()
-        axes.plot([s for s, _ in points], [l for _, l in points], marker="o", markersize=3, label=label)
-        plotted += 1
-        if family == "PointerChase/cached":
-            for level in latency_levels.find_levels(points):
-                axes.axhline(level["latency"], color="grey", linewidth=0.6, linestyle=":")
-                axes.annotate(f"{level['name']} {level['latency']:.0f} ns", (points[0][0], level["latency"]),
-                              textcoords="offset points", xytext=(2, 3), fontsize=8, color="dimgrey")
-    if not plotted:
-        print("no pointer-chase rows with ns_per_load in the input", file=sys.stderr)
+    report = chase_summary.merge(reports)
+    device = report["context"].get("gpu_name", "GPU")
+    wrote = []
+    for make, output in ((latency_figure, args.output), (carveout_figure, args.carveout_output),
+                         (parallelism_figure, args.parallelism_output)):
+        if output and make(plt, report, device, output):
+            wrote.append(output)
+    if not wrote:
+        print("no pointer-chase rows in the input", file=sys.stderr)
         return 1
-    axes.set_xscale("log", base=2)
-    axes.set_yscale("log")
-    axes.set_xlabel("working set (bytes)")
-    axes.set_ylabel("ns per dependent load")
-    axes.set_title(f"Pointer-chase latency: {device} and host CPU")
-    axes.grid(True, which="both", linewidth=0.3)
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(args.output, dpi=130)
-    print(f"wrote {args.output}")
+    print("wrote " + ", ".join(wrote))
     return 0
 
 

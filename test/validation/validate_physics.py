@@ -13,6 +13,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "analysis"))
+import chase_summary  # noqa: E402
 import latency_levels  # noqa: E402
 
 SKIP = 77
@@ -135,7 +136,7 @@ def check_occupancy(rows):
 def check_pointer_chase(rows):
     """The cached chase shows at least three levels, each slower than the one before (L1 < L2 < DRAM)."""
     points = sorted((c["working_set_bytes"], c["cycles_per_load"]) for n, c in rows.items()
-                    if n.startswith("PointerChase/cached/") and "cycles_per_load" in c)
+                    if n.startswith("PointerChase/cached/") and "cycles_per_load" in c and c.get("stride_bytes") == 128)
     if not points:
         return []
     levels = latency_levels.find_levels(points)
@@ -144,23 +145,79 @@ def check_pointer_chase(rows):
     return [("PointerChase/cached levels", ok, latency_levels.describe(levels, "cycles").replace("\n", "; "))]
 
 
-CHECKS = [check_pointer_chase, check_divergence, check_bank_conflicts, check_strided, check_stream_copy, check_instruction_pipeline,
-          check_occupancy]
+def check_shared_and_tlb(rows):
+    """Shared memory is faster than any L2 hit; sets spread over more pages than the TLBs map are slower."""
+    results = []
+    shared = [c["cycles_per_load"] for n, c in rows.items() if n.startswith("PointerChase/shared/")]
+    l2 = [c["cycles_per_load"] for n, c in rows.items() if n.startswith("PointerChase/l2_only/")]
+    if shared and l2:
+        results.append(("PointerChase/shared below L2", max(shared) < 0.5 * min(l2),
+                        f"shared {min(shared):.1f}..{max(shared):.1f} cycles, ld.cg at least {min(l2):.1f}"))
+    tlb = sorted((c["working_set_bytes"], c["cycles_per_load"]) for n, c in rows.items()
+                 if n.startswith("PointerChase/tlb/"))
+    if len(tlb) >= 2:
+        results.append(("PointerChase/tlb misses cost", tlb[-1][1] > 1.1 * tlb[0][1],
+                        f"{tlb[0][1]:.0f} cycles at {tlb[0][0] / 2**20:.0f} MiB, {tlb[-1][1]:.0f} at "
+                        f"{tlb[-1][0] / 2**30:.0f} GiB"))
+    return results
+
+
+def check_carveout(rows):
+    """More shared memory leaves less L1: the L1 edge at 0% shared lies above the one at 100%."""
+    edges = {}
+    for percent in (0, 100):
+        points = sorted((c["working_set_bytes"], c["cycles_per_load"]) for n, c in rows.items()
+                        if n.startswith("PointerChase/carveout/") and c.get("carveout_percent") == percent)
+        levels = latency_levels.find_levels(points) if points else []
+        if levels:
+            edges[percent] = levels[0]["min_bytes"]
+    if len(edges) < 2:
+        return []
+    return [("PointerChase/carveout moves the L1 edge", edges[0] > edges[100],
+             f"L1 holds {edges[0] / 1024:.0f} KiB at 0% shared, {edges[100] / 1024:.0f} KiB at 100%")]
+
+
+def check_memory_parallelism(rows):
+    """Enough chains in flight reach at least 80% of what the stream copy moves (Little's law)."""
+    chase = [(c["bytes_per_second"], n) for n, c in rows.items() if n.startswith("MemoryParallelism/gpu/")]
+    stream = [c["bytes_per_second"] for n, c in rows.items() if n.startswith("StreamCopy/Copy/")]
+    if not chase or not stream:
+        return []
+    best, name = max(chase)
+    return [("MemoryParallelism reaches stream bandwidth", best >= 0.8 * max(stream),
+             f"{best / 1e12:.2f} TB/s ({name}) = {best / max(stream):.1%} of the copy's {max(stream) / 1e12:.2f} TB/s")]
+
+
+def check_chase_spread(report):
+    """Each memory level's latency varies by under 2% across repetitions (needs --benchmark_repetitions)."""
+    levels = chase_summary.level_table(report, "PointerChase/cached", 128)
+    spread = [level for level in levels if level["repetitions"] > 1]
+    if not spread:
+        return []
+    worst = max(level["spread"] for level in spread)
+    detail = "; ".join(f"{level['name']} {level['spread']:.2%}" for level in spread)
+    return [(f"PointerChase/cached spread over {spread[0]['repetitions']} repetitions", worst < 0.02, detail)]
+
+
+CHECKS = [check_pointer_chase, check_shared_and_tlb, check_carveout, check_memory_parallelism, check_divergence,
+          check_bank_conflicts, check_strided, check_stream_copy, check_instruction_pipeline, check_occupancy]
+REPORT_CHECKS = [check_chase_spread]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--gpubench", help="gpubench binary to run")
-    parser.add_argument("--json", help="check this gpubench JSON instead of running")
+    parser.add_argument("--json", nargs="+", help="check these gpubench JSON files (merged) instead of running")
     parser.add_argument("--out", help="where a fresh run writes its JSON", default="validation.json")
     parser.add_argument("--filter", default="Divergence|SharedBankConflict|StridedCopy|StreamCopy/Copy/MiB:1024|"
-                                            "Instruction|RegisterBankConflict|Occupancy|PointerChase/cached")
+                                            "Instruction|RegisterBankConflict|Occupancy|PointerChase|MemoryParallelism")
     args = parser.parse_args()
 
     if args.json:
-        path = args.json
+        paths = args.json
     elif args.gpubench:
         path = args.out
+        paths = [path]
         status = subprocess.call([args.gpubench, f"--benchmark_filter={args.filter}", "--benchmark_repetitions=3",
                                   f"--benchmark_out={path}", "--benchmark_out_format=json"])
         if status == 1:
@@ -172,9 +229,13 @@ def main():
     else:
         parser.error("give --gpubench or --json")
 
-    with open(path) as f:
-        rows = rows_by_name(json.load(f))
-    results = [r for check in CHECKS for r in check(rows)]
+    reports = []
+    for path in paths:
+        with open(path) as f:
+            reports.append(json.load(f))
+    report = chase_summary.merge(reports)
+    rows = rows_by_name(report)
+    results = [r for check in CHECKS for r in check(rows)] + [r for check in REPORT_CHECKS for r in check(report)]
     if not results:
         print("validate_physics: no benchmark in the run has a physics check")
         return 1

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Summary of gpubench's pointer-chase experiments, as Markdown, from one or more gpubench JSON files:
+
+- memory levels of the cached chase (128-byte stride): latency in cycles and ns, capacity bounds, and
+  the spread of each level's latency over repetitions (levels by latency_levels.py's staircase rule);
+- shared-memory chase latency; L2-only and volatile paths at the smallest and largest sets;
+- TLB reach (2 MiB page strides) and the L1 edge under each L1/shared carveout (same rule);
+- MemoryParallelism: bandwidth per chains x warps, the best against the stream copy's bandwidth.
+
+    chase_summary.py run.json [more.json ...]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import latency_levels  # noqa: E402
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+
+
+def merge(reports):
+    return {"benchmarks": [row for report in reports for row in report.get("benchmarks", [])],
+            "context": next((r["context"] for r in reports if r.get("context")), {})}
+
+
+def size_text(size):
+    for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{size:.0f} B"
+
+
+def by_size(rows, metric):
+    values = defaultdict(list)
+    for row in rows:
+        values[float(row["working_set_bytes"])].append(float(row[metric]))
+    return {size: statistics.mean(v) for size, v in values.items()}
+
+
+def level_table(report, family, stride, names=None):
+    """Levels of one family with cycles, ns and the spread of each level over repetitions."""
+    cycles_rows = latency_levels.family_rows(report, family, "cycles_per_load", stride)
+    if not cycles_rows:
+        return []
+    points = sorted(by_size(cycles_rows, "cycles_per_load").items())
+    ns = by_size(cycles_rows, "ns_per_load")
+    levels = latency_levels.find_levels(points)
+    repetitions = defaultdict(lambda: defaultdict(list))  # repetition -> size -> cycles
+    for row in cycles_rows:
+        repetitions[row.get("repetition_index", 0)][float(row["working_set_bytes"])].append(row["cycles_per_load"])
+    for index, level in enumerate(levels):
+        if names:
+            level["name"] = names[index] if index < len(names) else f"level {index + 1}"
+        level["ns"] = statistics.median(ns[s] for s in level["sizes"])
+        per_repetition = [statistics.median(statistics.mean(sizes[s]) for s in level["sizes"] if s in sizes)
+                          for sizes in repetitions.values() if any(s in sizes for s in level["sizes"])]
+        level["repetitions"] = len(per_repetition)
+        mean = statistics.mean(per_repetition)
+        level["spread"] = (max(per_repetition) - min(per_repetition)) / mean if mean else 0.0
+    return levels
+
+
+def print_levels(title, levels, capacity_word="capacity"):
+    print(f"### {title}\n")
+    print(f"| level | cycles | ns | {capacity_word} (last size on the plateau .. first size above) | points |"
+          " spread over repetitions |")
+    print("|---|---:|---:|---|---:|---:|")
+    for level in levels:
+        capacity = "-" if level["max_bytes"] is None else \
+            f"{size_text(level['min_bytes'])} .. {size_text(level['max_bytes'])}"
+        spread = f"{level['spread']:.2%} ({level['repetitions']} reps)" if level["repetitions"] > 1 else "one run"
+        print(f"| {level['name']} | {level['latency']:.1f} | {level['ns']:.1f} | {capacity} | {level['points']} |"
+              f" {spread} |")
+    print()
+
+
+def parallelism_rows(report, family):
+    rows = defaultdict(list)
+    for row in latency_levels.family_rows(report, family, "bytes_per_second"):
+        rows[row["run_name"]].append(row)
+    merged = []
+    for run_rows in rows.values():
+        merged.append({key: statistics.mean(float(r[key]) for r in run_rows)
+                       for key in run_rows[0] if isinstance(run_rows[0][key], (int, float))})
+        merged[-1]["run_name"] = run_rows[0]["run_name"]
+    return merged
+
+
+def stream_bandwidth(report):
+    """Best bytes_per_second (read + written) of StreamCopy/Copy: what the GPU streams at."""
+    values = [float(r["bytes_per_second"]) for r in latency_levels.family_rows(report, "StreamCopy/Copy",
+                                                                               "bytes_per_second")]
+    return max(values) if values else None
+
+
+def parallelism_summary(report):
+    whole = parallelism_rows(report, "MemoryParallelism/gpu")
+    best = max(whole, key=lambda r: r["bytes_per_second"]) if whole else None
+    stream = stream_bandwidth(report)
+    return whole, best, stream
+
+
+def run_args(run_name):
+    """{"chains": 4, "threads": 256} from "MemoryParallelism/one_sm/chains:4/threads:256/manual_time"."""
+    return {key: int(value) for key, value in re.findall(r"(\w+):(\d+)", run_name)}
+
+
+def print_parallelism(report):
+    for family, column, unit, scale in (("MemoryParallelism/one_sm", "threads", "GB/s", 1e9),
+                                        ("MemoryParallelism/gpu", "warps_per_sm", "TB/s", 1e12)):
+        rows = parallelism_rows(report, family)
+        if not rows:
+            continue
+        cells = {(run_args(r["run_name"])["chains"], run_args(r["run_name"])[column]): r for r in rows}
+        chains = sorted({c for c, _ in cells})
+        columns = sorted({k for _, k in cells})
+        print(f"### {family}: {unit} by chains per warp (rows) x {column} (columns)\n")
+        print(f"| chains / {column} | " + " | ".join(str(c) for c in columns) + " |")
+        print("|---|" + "---:|" * len(columns))
+        for c in chains:
+            values = [f"{cells[(c, k)]['bytes_per_second'] / scale:.2f}" if (c, k) in cells else "-" for k in columns]
+            print(f"| {c} | " + " | ".join(values) + " |")
+        print()
+    whole, best, stream = parallelism_summary(report)
+    if best:
+        print(f"Best: {best['bytes_per_second'] / 1e12:.2f} TB/s at {best['run_name']} "
+              f"({best['loads_in_flight']:.0f} lines in flight, {best['bytes_in_flight'] / MIB:.1f} MiB; "
+              f"implied latency {best['implied_latency_ns']:.0f} ns, block 0 saw {best['ns_per_step']:.0f} ns "
+              f"per step; DRAM read / ideal {best.get('dram_read_normalized', float('nan')):.3f}).")
+        if stream:
+            print(f"Stream copy's best: {stream / 1e12:.2f} TB/s; the chase reaches "
+                  f"**{best['bytes_per_second'] / stream:.1%}** of it.")
+        print()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", nargs="+")
+    args = parser.parse_args()
+    reports = []
+    for path in args.json:
+        with open(path) as f:
+            reports.append(json.load(f))
+    report = merge(reports)
+    context = report["context"]
+    print(f"Device: {context.get('gpu_name', '?')}, SM clock {context.get('sm_clock_measured_mhz', '?')} MHz\n")
+
+    cached = level_table(report, "PointerChase/cached", 128)
+    if cached:
+        print_levels("PointerChase/cached (ld.ca, 128-byte stride): memory levels", cached)
+    sector = level_table(report, "PointerChase/cached", 32)
+    if sector:
+        print_levels("PointerChase/cached, 32-byte stride (four nodes per line)", sector)
+    for family in ("PointerChase/l2_only", "PointerChase/volatile", "PointerChase/shared"):
+        points = latency_levels.points_from_json(report, family)
+        ns = latency_levels.points_from_json(report, family, "ns_per_load")
+        if points:
+            print(f"- {family}: {points[0][1]:.1f} cycles ({ns[0][1]:.1f} ns) at {size_text(points[0][0])}, "
+                  f"{points[-1][1]:.1f} cycles ({ns[-1][1]:.1f} ns) at {size_text(points[-1][0])}")
+    print()
+    tlb = level_table(report, "PointerChase/tlb", None, ["TLB hit", "first TLB level missed", "second level missed"])
+    if tlb:
+        print_levels("PointerChase/tlb (ld.cg, one node per 2 MiB page; data stays in L2)", tlb, "reach")
+    carveouts = defaultdict(list)
+    for row in latency_levels.family_rows(report, "PointerChase/carveout"):
+        carveouts[int(row["carveout_percent"])].append(row)
+    if carveouts:
+        print("### PointerChase/carveout: the L1 edge by preferred shared-memory carveout\n")
+        print("| carveout (% shared) | L1 cycles | L1 holds up to | misses from | next level cycles |")
+        print("|---:|---:|---|---|---:|")
+        for percent, rows in sorted(carveouts.items()):
+            levels = latency_levels.find_levels(sorted(by_size(rows, "cycles_per_load").items()))
+            if not levels:
+                continue
+            first = levels[0]
+            above = f"{levels[1]['latency']:.1f}" if len(levels) > 1 else "-"
+            print(f"| {percent} | {first['latency']:.1f} | {size_text(first['min_bytes'])} | "
+                  f"{size_text(first['max_bytes']) if first['max_bytes'] else '-'} | {above} |")
+        print()
+    print_parallelism(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

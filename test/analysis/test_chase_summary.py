@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""chase_summary.py on a synthetic gpubench report (no GPU): levels, spread, carveout edges, the
+parallelism table and its ratio to stream bandwidth."""
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "analysis"))
+import chase_summary  # noqa: E402
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+def chase_row(family, size, cycles, stride=128, repetition=0, **extra):
+    suffix = f"/carveout:{extra['carveout_percent']}" if "carveout_percent" in extra else ""
+    row = {"run_name": f"{family}/bytes:{size}/stride:{stride}{suffix}/manual_time", "run_type": "iteration",
+           "repetition_index": repetition, "working_set_bytes": size, "stride_bytes": stride,
+           "cycles_per_load": cycles, "ns_per_load": cycles / 2.0}
+    row.update(extra)
+    return row
+
+
+def synthetic_report():
+    rows = []
+    sizes = [4 * KIB * 2 ** i for i in range(19)]  # 4 KiB .. 1 GiB
+    for repetition, wiggle in ((0, 1.0), (1, 1.01)):
+        for size in sizes:
+            cycles = 30.0 if size <= 128 * KIB else 260.0 if size <= 32 * MIB else 600.0
+            rows.append(chase_row("PointerChase/cached", size, cycles * wiggle, repetition=repetition))
+    for percent, l1 in ((0, 256 * KIB), (100, 32 * KIB)):
+        for size in range(8 * KIB, 320 * KIB + 1, 8 * KIB):
+            rows.append(chase_row("PointerChase/carveout", size, 30.0 if size <= l1 else 260.0,
+                                  carveout_percent=percent))
+    for chains in (1, 16):
+        for warps in (1, 64):
+            bandwidth = 1e11 * chains * warps / 64
+            rows.append({"run_name": f"MemoryParallelism/gpu/chains:{chains}/warps_per_sm:{warps}/manual_time",
+                         "run_type": "iteration", "bytes_per_second": bandwidth, "chains_per_warp": chains,
+                         "loads_in_flight": chains * warps * 132, "bytes_in_flight": chains * warps * 132 * 128,
+                         "implied_latency_ns": 700.0, "ns_per_step": 650.0})
+    rows.append({"run_name": "StreamCopy/Copy/MiB:1024/manual_time", "run_type": "iteration",
+                 "bytes_per_second": 2e12})
+    rows.append({"run_name": "StreamCopy/Copy/MiB:1024/manual_time", "run_type": "aggregate",
+                 "bytes_per_second": 9e12})
+    return {"context": {"gpu_name": "Synthetic GPU"}, "benchmarks": rows}
+
+
+class ChaseSummary(unittest.TestCase):
+    def setUp(self):
+        self.report = synthetic_report()
+
+    def test_levels_carry_ns_and_spread(self):
+        levels = chase_summary.level_table(self.report, "PointerChase/cached", 128)
+        self.assertEqual([l["name"] for l in levels], ["L1", "L2", "DRAM"])
+        self.assertAlmostEqual(levels[0]["ns"], 15.0 * 1.005)
+        self.assertEqual(levels[1]["repetitions"], 2)
+        self.assertAlmostEqual(levels[1]["spread"], 0.01 / 1.005, places=6)
+        self.assertEqual(levels[0]["min_bytes"], 128 * KIB)
+
+    def test_parallelism_best_against_stream(self):
+        _, best, stream = chase_summary.parallelism_summary(self.report)
+        self.assertEqual(stream, 2e12)  # aggregates are not runs
+        self.assertEqual(best["bytes_per_second"], 1.6e12)
+
+    def test_markdown_output(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(self.report, f)
+        out = io.StringIO()
+        argv = sys.argv
+        try:
+            sys.argv = ["chase_summary.py", f.name]
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(chase_summary.main(), 0)
+        finally:
+            sys.argv = argv
+            os.unlink(f.name)
+        text = out.getvalue()
+        self.assertIn("| L1 | 30.1 | 15.1 | 128 KiB .. 256 KiB | 6 | 1.00% (2 reps) |", text)
+        self.assertIn("| 0 | 30.0 | 256 KiB | 264 KiB | 260.0 |", text)
+        self.assertIn("| 100 | 30.0 | 32 KiB | 40 KiB | 260.0 |", text)
+        self.assertIn("reaches **80.0%**", text)
+        self.assertIn("| 16 | 0.03 | 1.60 |", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
