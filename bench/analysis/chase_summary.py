@@ -151,7 +151,7 @@ def main():
             reports.append(json.load(f))
     report = merge(reports)
     context = report["context"]
-    print(f"Device: {context.get('gpu_name', '?')}, SM clock {context.get('sm_clock_measured_mhz', '?')} MHz\n")
+    print(f"Device: {context.get('gpu_name', '?')}, SM clock {context.get('gpu_sm_clock_mhz_measured', '?')} MHz\n")
 
     cached = level_table(report, "PointerChase/cached", 128)
     if cached:

@@ -9,6 +9,7 @@
 #include "common/gpu_fixture.h"
 #include "kernels/memory/pointer_chase.cuh"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -122,15 +123,18 @@ class MemoryParallelism : public GpuFixture {
     state.counters["chains_per_warp"] = chains;
     state.counters["threads_per_block"] = threads;
     state.counters["blocks"] = blocks;
-    state.counters["resident_warps_per_sm"] =
-        std::min<double>(resident_blocks * static_cast<double>(threads) / kWarpSize,
-                         static_cast<double>(warps) / (whole_gpu_ ? device.sm_count : 1));
-    state.counters["loads_in_flight"] = static_cast<double>(total_chains);
-    state.counters["bytes_in_flight"] = static_cast<double>(total_chains * kNodeBytes);
-    // Little's law read backwards: bytes in flight / bandwidth = GPU time per launch / steps per chain.
-    state.counters["implied_latency_ns"] = benchmark::Counter(
-        static_cast<double>(state.iterations()) * kStepsPerLaunch * 1e-9,
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    // Warps that run at once (registers may allow fewer than asked: the rest wait for a later wave).
+    const std::size_t sms = whole_gpu_ ? static_cast<std::size_t>(device.sm_count) : 1;
+    const std::size_t resident_warps =
+        std::min(warps, static_cast<std::size_t>(resident_blocks) * sms * (threads / kWarpSize));
+    const double in_flight_bytes = static_cast<double>(resident_warps) * chains * kNodeBytes;
+    state.counters["resident_warps_per_sm"] = static_cast<double>(resident_warps) / static_cast<double>(sms);
+    state.counters["loads_in_flight"] = static_cast<double>(resident_warps) * chains;  // 128-byte lines
+    state.counters["bytes_in_flight"] = in_flight_bytes;
+    // Little's law read backwards: latency = bytes in flight / bandwidth.
+    state.counters["implied_latency_ns"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * bytes_per_launch / in_flight_bytes * 1e-9,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 
     // Every chain, started again from its first node, must end where the host's walk of the cycle does.
     DeviceBuffer<std::uint32_t> check(total_chains);
