@@ -15,6 +15,7 @@ namespace gpubench {
 namespace {
 
 int g_selected_device = 0;
+bool g_cold_l2 = false;
 constexpr int kSpanRingSize = 1024;
 constexpr std::uint64_t kClockWarmupNs = 30'000'000;   // lets the clock leave its idle state
 constexpr std::uint64_t kClockMeasureNs = 20'000'000;
@@ -60,6 +61,8 @@ void check_device_usable(int index) {
 }  // namespace
 
 void GpuSession::select_device(int index) { g_selected_device = index; }
+void GpuSession::set_cold_l2(bool cold) { g_cold_l2 = cold; }
+bool GpuSession::cold_l2() { return g_cold_l2; }
 
 // Held by pointer and closed explicitly: freeing CUDA memory during static destruction races the
 // runtime's own teardown.
@@ -158,6 +161,7 @@ void GpuSession::add_benchmark_context() const {
   benchmark::AddCustomContext("gpubench_cuda_architectures", GPUBENCH_CUDA_ARCHITECTURES);
   benchmark::AddCustomContext("gpubench_native_sass", native_code_ ? "yes" : "no (PTX JIT)");
   benchmark::AddCustomContext("gpubench_stream_hold", stream_hold_works_ ? "yes" : "no (synchronous launches)");
+  benchmark::AddCustomContext("gpubench_cold_l2", g_cold_l2 ? "yes (L2 emptied before every launch)" : "no");
 }
 
 }  // namespace gpubench

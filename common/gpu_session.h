@@ -30,6 +30,9 @@ class GpuSession {
  public:
   // Which GPU the session opens; call before the first get().
   static void select_device(int index);
+  // Cold-L2 mode (--gpubench_cold_l2): experiments scrub L2 before every launch.
+  static void set_cold_l2(bool cold);
+  static bool cold_l2();
   // Opens the session on first use. Throws GpuUnavailable (one line) or CudaError.
   static GpuSession& get();
   // Why no GPU can be used, or nothing when one can (for tests that must skip).

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   }
 
   gpubench::GpuSession::select_device(options.device);
+  gpubench::GpuSession::set_cold_l2(options.cold_l2);
   try {
     gpubench::GpuSession::get().add_benchmark_context();
   } catch (const gpubench::GpuUnavailable& e) {

@@ -46,6 +46,8 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
         options.counters = arg.substr(counters_flag.size());
       } else if (arg == "--gpubench_list_counters") {
         options.list_counters = true;
+      } else if (is_true_flag(arg, "--gpubench_cold_l2")) {
+        options.cold_l2 = true;
       } else {
         throw std::invalid_argument("unknown flag '" + arg + "' (see --help)");
       }
@@ -67,6 +69,8 @@ std::string options_usage() {
          "  --gpubench_counters=LIST  hardware counters (environment: GPUBENCH_COUNTERS):\n"
          "                            default (each experiment's own), none, a,b (instead), +a,b (added)\n"
          "  --gpubench_list_counters  print the counter table (names, metrics, units) and exit\n"
+         "  --gpubench_cold_l2        empty L2 before every launch, timed ones included (cold-cache\n"
+         "                            times; the same state the counter pass and Nsight Compute start from)\n"
          "Counters: cycles (clock64 span per launch), ns, sm_mhz (clock measured during the run),\n"
          "plus each experiment's own (e.g. cycles_per_path, slowdown). Time is GPU time (manual time).\n"
          "Examples:\n"

@@ -11,6 +11,7 @@ struct Options {
   bool list_only = false;    // --benchmark_list_tests: no GPU needed
   std::string counters;      // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
   bool list_counters = false;  // --gpubench_list_counters
+  bool cold_l2 = false;      // --gpubench_cold_l2: empty L2 before every launch
   bool help = false;
 };
 

@@ -10,7 +10,9 @@
 #include "kernels/memory/pointer_chase.cuh"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace gpubench {
 namespace {
@@ -38,10 +40,17 @@ ArgCache<DeviceChain>& device_chains() {
 }
 
 // Skips (not a failure: the set does not apply to this GPU) when `bytes` exceed free device memory.
+// Memory just freed can take the driver a moment to report as free again (seen on an H100 after
+// freeing a 32 GiB set), so a short wait comes before the verdict.
 bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
-  GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (bytes <= free_bytes) return true;
+  GPUBENCH_CUDA(cudaDeviceSynchronize());
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (bytes <= free_bytes) return true;
+    if (bytes > total_bytes) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   skip_benchmark(state, "working set of " + mib(bytes) + " exceeds the " + mib(free_bytes) + " of free device memory (" +
                             mib(total_bytes) + " total)");
   return false;

