@@ -46,11 +46,19 @@ class DeviceChain {
   // Puts the single-thread walk at place `at` of the cycle.
   void set_position(std::size_t at) { position_.upload({value_at(at)}); }
   // Throws unless the single-thread walk, started at place 0 `steps` loads ago, stands where the host says.
-  void expect_position(std::size_t steps) const {
-    const std::uint32_t device = position_.download().front();
-    if (device != value_after(0, steps))
+  void expect_position(std::size_t steps) const { expect_walked(position_, 0, steps); }
+  // A position of its own at place `at`: for checks that must not move (or restart) the main walk.
+  DeviceBuffer<std::uint32_t> position_at(std::size_t at) const {
+    DeviceBuffer<std::uint32_t> position(1);
+    position.upload({value_at(at)});
+    return position;
+  }
+  // Throws unless `position`, started at place `from`, stands `steps` loads further on, as the host says.
+  void expect_walked(const DeviceBuffer<std::uint32_t>& position, std::size_t from, std::size_t steps) const {
+    const std::uint32_t device = position.download().front();
+    if (device != value_after(from, steps))
       throw std::runtime_error("pointer chase ended on index " + std::to_string(device) + " but the host's chase of the " +
-                               "same chain ends on " + std::to_string(value_after(0, steps)));
+                               "same chain ends on " + std::to_string(value_after(from, steps)));
   }
 
  private:

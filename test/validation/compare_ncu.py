@@ -54,8 +54,8 @@ def gpubench_counters(gpubench, bench_filter, counters, json_path):
     return {name: rows[0][name] for name in counters if name in rows[0]}
 
 
-def ncu_metrics(ncu, gpubench, bench_filter, kernel, metrics, protocol):
-    cache = ["--cache-control", "none"] if protocol == "same-state" else []
+def ncu_metrics(ncu, gpubench, bench_filter, kernel, metrics, protocol, replay):
+    cache = ["--cache-control", "none", "--replay-mode", replay] if protocol == "same-state" else []
     cold = ["--gpubench_cold_l2"] if protocol == "same-state" else []
     command = [ncu, "--clock-control", "none", *cache, "--print-units", "base", "--csv", "--kernel-name",
                f"regex:{kernel}", "--launch-count", "1", "--metrics", ",".join(metrics), gpubench,
@@ -75,6 +75,8 @@ def main():
     parser.add_argument("--tolerance", type=float, default=0.01)
     parser.add_argument("--scratch", default="ncu_compare.json")
     parser.add_argument("--protocol", choices=["ncu-flush", "same-state", "both"], default="both")
+    parser.add_argument("--replay", choices=["kernel", "application"], default="kernel",
+                        help="ncu's --replay-mode under same-state (application: no memory save/restore around the launch)")
     args = parser.parse_args()
 
     table = counter_table(args.gpubench)
@@ -83,7 +85,8 @@ def main():
     print(f"{'protocol':11} {'benchmark':36} {'counter':26} {'gpubench (CUPTI)':>18} {'ncu':>18} {'rel diff':>9}")
     for protocol, (bench_filter, kernel, counters) in [(p, case) for p in protocols for case in CASES]:
         ours = gpubench_counters(args.gpubench, bench_filter, counters, args.scratch)
-        theirs = ncu_metrics(args.ncu, args.gpubench, bench_filter, kernel, [table[c][0] for c in counters], protocol)
+        theirs = ncu_metrics(args.ncu, args.gpubench, bench_filter, kernel, [table[c][0] for c in counters], protocol,
+                             args.replay)
         for counter in counters:
             metric, scale = table[counter]
             if counter not in ours or metric not in theirs:
