@@ -32,24 +32,23 @@ void launch_parallel_chase(unsigned blocks, unsigned threads, cudaStream_t s, co
   kernels::parallel_chase<Chains><<<blocks, threads, 0, s>>>(words, positions, kStepsPerLaunch, clocks);
 }
 
-const void* kernel_of(int chains) {
-  switch (chains) {
-    case 1: return reinterpret_cast<const void*>(kernels::parallel_chase<1>);
-    case 2: return reinterpret_cast<const void*>(kernels::parallel_chase<2>);
-    case 4: return reinterpret_cast<const void*>(kernels::parallel_chase<4>);
-    case 8: return reinterpret_cast<const void*>(kernels::parallel_chase<8>);
-    case 16: return reinterpret_cast<const void*>(kernels::parallel_chase<16>);
-    default: throw std::invalid_argument("chains per warp must be 1, 2, 4, 8 or 16");
-  }
+struct ChaseVariant {
+  const void* kernel;  // for the occupancy query
+  ChaseLaunch launch;
+};
+
+template <int Chains>
+ChaseVariant variant() {
+  return {reinterpret_cast<const void*>(kernels::parallel_chase<Chains>), launch_parallel_chase<Chains>};
 }
 
-ChaseLaunch launcher_of(int chains) {
+ChaseVariant variant_of(int chains) {
   switch (chains) {
-    case 1: return launch_parallel_chase<1>;
-    case 2: return launch_parallel_chase<2>;
-    case 4: return launch_parallel_chase<4>;
-    case 8: return launch_parallel_chase<8>;
-    case 16: return launch_parallel_chase<16>;
+    case 1: return variant<1>();
+    case 2: return variant<2>();
+    case 4: return variant<4>();
+    case 8: return variant<8>();
+    case 16: return variant<16>();
     default: throw std::invalid_argument("chains per warp must be 1, 2, 4, 8 or 16");
   }
 }
@@ -100,7 +99,8 @@ class MemoryParallelism : public GpuFixture {
     }
     if (threads % kWarpSize != 0) throw std::invalid_argument("threads must be whole warps");
     int resident_blocks = 0;
-    GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, kernel_of(chains),
+    const ChaseVariant chase = variant_of(chains);
+    GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, chase.kernel,
                                                                 static_cast<int>(threads), 0));
     const cudaStream_t stream = gpu().stream();
     DeviceChain& chain = big_chain(stream);
@@ -113,11 +113,10 @@ class MemoryParallelism : public GpuFixture {
       made.upload(starts.values);
       return made;
     });
-    const ChaseLaunch launch_chase = launcher_of(chains);
 
     const double bytes_per_launch = static_cast<double>(total_chains) * kStepsPerLaunch * kNodeBytes;
     set_ideal_traffic({static_cast<double>(total_chains) * kStepsPerLaunch, bytes_per_launch, 0.0});
-    run(state, [&](cudaStream_t s, Clocks c) { launch_chase(blocks, threads, s, chain.words(), positions.data(), c); });
+    run(state, [&](cudaStream_t s, Clocks c) { chase.launch(blocks, threads, s, chain.words(), positions.data(), c); });
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes_per_launch));
     report_per(state, "step", kStepsPerLaunch);  // block 0's view: the latency of one step under this load
     state.counters["chains_per_warp"] = chains;
@@ -139,7 +138,7 @@ class MemoryParallelism : public GpuFixture {
     // Every chain, started again from its first node, must end where the host's walk of the cycle does.
     DeviceBuffer<std::uint32_t> check(total_chains);
     check.upload(starts.values);
-    launch_chase(blocks, threads, stream, chain.words(), check.data(), Clocks{});
+    chase.launch(blocks, threads, stream, chain.words(), check.data(), Clocks{});
     GPUBENCH_CUDA_LAUNCHED();
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     const std::vector<std::uint32_t> ended = check.download();

@@ -10,9 +10,7 @@
 #include "kernels/memory/pointer_chase.cuh"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
-#include <thread>
 
 namespace gpubench {
 namespace {
@@ -40,18 +38,10 @@ ArgCache<DeviceChain>& device_chains() {
 }
 
 // Skips (not a failure: the set does not apply to this GPU) when `bytes` exceed free device memory.
-// Memory just freed can take the driver seconds to report as free again (seen on an H100: after a
-// 32 GiB set was freed, 5 s later only 31 of 80 GiB were free), so a set that fits the GPU waits up
-// to 30 s before the verdict.
 bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
-  GPUBENCH_CUDA(cudaDeviceSynchronize());
-  for (int attempt = 0; attempt < 300; ++attempt) {
-    GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (bytes <= free_bytes) return true;
-    if (bytes > total_bytes) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes <= free_bytes) return true;
   skip_benchmark(state, "working set of " + mib(bytes) + " exceeds the " + mib(free_bytes) + " of free device memory (" +
                             mib(total_bytes) + " total)");
   return false;
@@ -79,8 +69,10 @@ class PointerChase : public GpuFixture {
     }
     ArgCache<DeviceChain>& cache = device_chains();
     const ArgCache<DeviceChain>::Key key{state.range(0), state.range(1), IndexBytes};
-    if (!cache.holds(key)) cache.clear();  // the previous set's memory is free when we ask
-    if (!fits_in_free_memory(state, bytes)) return;
+    if (!cache.holds(key)) {  // asked only before building: a later trial would count its own set as used
+      cache.clear();          // the previous set's memory is free when we ask
+      if (!fits_in_free_memory(state, bytes)) return;
+    }
     DeviceChain& chain = cache.get(key, [&] {
       DeviceChain made(bytes, stride, IndexBytes, 1, stream);
       // Sets that L2 could hold are walked once whole, so the first timed launches find them there.
