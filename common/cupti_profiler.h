@@ -1,8 +1,8 @@
 // A CUPTI Range Profiler session for one device and one metric set (CUDA 13 API: the range
 // profiler for collection, the profiler host object for config images and evaluation).
-// User replay with auto ranges: the launch runs once per pass the metrics need, each pass after
-// the caller's `prepare` (gpubench scrubs L2 there), so every pass starts from the same cache
-// state, as Nsight Compute's flush before each pass does. Kernel replay would restore device
+// User replay with a user range around the launch: the launch runs once per pass the metrics need,
+// each pass after the caller's `prepare` (gpubench scrubs L2 there), so every pass starts from the
+// same cache state, as Nsight Compute's flush before each pass does. Kernel replay would restore device
 // memory between passes instead, leaving L2 full of dirty lines and inflating DRAM writes.
 // The launch must therefore be repeatable: same work every time (all gpubench kernels are).
 #pragma once
@@ -42,7 +42,7 @@ class UnsupportedMetric : public std::runtime_error {
 
 class CuptiProfiler {
  public:
-  // Ranges (kernels) one profiled launch may contain.
+  // Ranges (kernels, per_kernel) one profiled pass may contain.
   static constexpr std::size_t kMaxRanges = 16;
 
   // The CUDA runtime must already have a current context on `device`. Checks every metric;
@@ -57,10 +57,22 @@ class CuptiProfiler {
   const std::string& chip() const;
   std::size_t passes() const;
 
-  // Runs `prepare` then `launch_and_sync` once per pass; returns one value per metric, in order.
-  // Over several kernels, '.sum' metrics add up and others are averaged over the kernels.
+  // Runs `launch_and_sync` once per pass the metrics need, each time after `prepare` (outside the
+  // profiled range); returns one value per metric, in order, for the whole launch.
   std::vector<double> profile(const std::function<void()>& launch_and_sync,
                               const std::function<void()>& prepare = {});
+
+  // One profiled range: its name and one value per metric, in order.
+  struct Range {
+    std::string name;
+    std::vector<double> values;
+  };
+  enum class RangeSplit {
+    whole_launch,  // one range around `launch_and_sync`
+    per_kernel,    // one range per kernel, in launch order, `prepare`'s kernels first
+  };
+  std::vector<Range> profile_ranges(const std::function<void()>& launch_and_sync, const std::function<void()>& prepare,
+                                    RangeSplit split);
 
  private:
   struct State;

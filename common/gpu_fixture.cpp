@@ -92,7 +92,13 @@ void GpuFixture::report_counters(benchmark::State& state, const Launch& launch) 
   const std::map<std::string, double> values = CounterSession::get().profile(
       session.device().index, default_counters_, [&] { session.untimed_launch(launch, 0); },
       [&] {
-        if (scrub_before_profiling_) session.scrub_l2();
+        // Runs after the profiler has started (its start-up writes are in L2 by then): either
+        // empty L2, or put back the state the timed launches saw by running the launch once more.
+        if (scrub_before_profiling_) {
+          session.scrub_l2();
+        } else {
+          session.untimed_launch(launch, 0);
+        }
       });
   CycleStats discard;
   if (!values.empty()) session.collect_spans(1, discard);  // re-poison the slot the profiled launch wrote

@@ -31,12 +31,14 @@ class GpuFixture : public benchmark::Fixture {
  protected:
   // Times `launch` once per iteration and reports cycles, cycles_min, ns and sm_mhz; then, outside
   // the timed loop, profiles the launch for the hardware counters: once per pass the counters
-  // need, each after an L2 scrub. `launch` must do the same work every time it is called.
+  // need, each after an L2 scrub (run after the profiler starts, so its own writes are gone too).
+  // `launch` must do the same work every time it is called.
   void run(benchmark::State& state, const Launch& launch);
   // The counters this experiment reports by default (names from common/metric_table.cpp).
   void set_default_counters(std::vector<std::string> names) { default_counters_ = std::move(names); }
-  // Profile in the cache state the timed launches left instead of after an L2 scrub: for experiments
-  // whose counters must say which level served the timed loads (pointer chasing).
+  // Profile in the cache state the timed launches left (one untimed launch before each pass) instead
+  // of after an L2 scrub: for experiments whose counters must say which level served the timed loads
+  // (pointer chasing).
   void profile_with_warm_caches() { scrub_before_profiling_ = false; }
   // The least traffic the next run() could move; adds <bytes>_per_element and *_normalized.
   void set_ideal_traffic(const IdealTraffic& ideal) { ideal_traffic_ = ideal; }

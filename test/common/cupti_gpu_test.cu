@@ -24,7 +24,8 @@ class CuptiCounters : public ::testing::Test {
   void SetUp() override { GPUBENCH_REQUIRE_GPU(); }
 
   std::optional<std::map<std::string, double>> profile(const std::vector<std::string>& counters,
-                                                       const std::function<void()>& launch) {
+                                                       const std::function<void()>& launch,
+                                                       const std::function<void()>& prepare = {}) {
     std::vector<std::string> metrics;
     for (const std::string& name : counters) metrics.emplace_back(find_metric(name)->perfworks);
     try {
@@ -33,7 +34,7 @@ class CuptiCounters : public ::testing::Test {
         launch();
         GPUBENCH_CUDA_LAUNCHED();
         GPUBENCH_CUDA(cudaDeviceSynchronize());
-      });
+      }, prepare);
       std::map<std::string, double> result;
       for (std::size_t i = 0; i < counters.size(); ++i) result[counters[i]] = values[i] * find_metric(counters[i])->scale;
       return result;
@@ -58,6 +59,25 @@ TEST_F(CuptiCounters, CopyFarBeyondL2ReadsItsBytesFromDramOnce) {
   EXPECT_NEAR(values->at("dram_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
   EXPECT_NEAR(values->at("l2_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
   EXPECT_NEAR(values->at("l2_write_bytes"), static_cast<double>(bytes), 0.02 * bytes);
+}
+
+// Write-back: a kernel's last writes may still be dirty in L2 when it ends. Emptying L2 after the
+// copy, inside the profiled range, must bring the DRAM writes to exactly the bytes written, which
+// also shows the range starts clean (the profiler's own start-up writes were scrubbed away).
+TEST_F(CuptiCounters, CopyFollowedByAnL2ScrubWritesEveryByteToDramOnce) {
+  const std::size_t bytes = std::size_t{512} << 20;
+  const std::size_t count = bytes / sizeof(float4);
+  DeviceBuffer<float4> in(count), out(count);
+  in.fill_bytes(1);
+  GpuSession& session = GpuSession::get();
+  const auto values = profile({"dram_write_bytes"}, [&] {
+    kernels::stream_copy<<<1024, 256>>>(in.data(), out.data(), count, Clocks{});
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaDeviceSynchronize());
+    session.scrub_l2();
+  }, [&] { session.scrub_l2(); });
+  if (!values) GTEST_SKIP() << skip_reason_;
+  EXPECT_NEAR(values->at("dram_write_bytes"), static_cast<double>(bytes), 0.01 * bytes);
 }
 
 TEST_F(CuptiCounters, CopyWellInsideL2ReadsItsBytesFromL2Once) {

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Nsight Compute's side of writeback_probe: under --gpubench_cold_l2 gpubench runs
+# scrub (read_through_l2 + discard), copy, scrub, copy, ...; ncu (no cache control, application
+# replay: no memory save/restore) counts DRAM writes of each kernel in turn, so the scrub after a
+# copy shows the copy's lines that were still dirty when the copy ended.
+# Usage: writeback_ncu.sh GPUBENCH [MiB...]
+set -euo pipefail
+gpubench=$1; shift
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(4 16 64 256 1024)
+for mib in "${sizes[@]}"; do
+  echo "== StreamCopy/Copy/MiB:$mib"
+  ncu --clock-control none --cache-control none --replay-mode application --print-units base --csv \
+    --kernel-name "regex:stream_copy|read_through_l2" --launch-count 4 \
+    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^StreamCopy/Copy/MiB:$mib/" \
+    --gpubench_counters=none --gpubench_cold_l2 --benchmark_min_time=0.01s |
+    python3 -c '
+import csv, sys
+text = sys.stdin.read()
+for row in csv.DictReader(text[text.find("\"ID\""):].splitlines()):
+    print(row["ID"], row["Kernel Name"].split("(")[0][-20:], row["Metric Name"], float(row["Metric Value"].replace(",", "")) / 1e6, "MB")'
+done
