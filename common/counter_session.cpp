@@ -41,17 +41,13 @@ std::map<std::string, double> CounterSession::profile(int device, const std::vec
     if (!dropped_counters_.count(name)) specs.push_back(spec);
   }
   while (!specs.empty()) {
-    std::vector<std::string> metrics;
-    for (const MetricSpec* spec : specs) metrics.emplace_back(spec->perfworks);
+    const std::vector<std::string> metrics = perfworks_metrics(specs);
     try {
       CuptiProfiler* profiler = profiler_for(device, metrics);
-      const std::vector<double> values = profiler->profile(launch_and_sync, prepare);
-      std::map<std::string, double> counters;
-      for (std::size_t i = 0; i < specs.size(); ++i) counters[specs[i]->name] = values[i] * specs[i]->scale;
-      return counters;
+      return counter_values(specs, metrics, profiler->profile(launch_and_sync, prepare));
     } catch (const UnsupportedMetric& e) {
       for (auto it = specs.begin(); it != specs.end(); ++it) {
-        if (e.metric() == (*it)->perfworks) {
+        if (e.metric() == (*it)->perfworks || ((*it)->per != nullptr && e.metric() == (*it)->per)) {
           dropped_counters_.insert((*it)->name);
           warn_once("counter " + std::string((*it)->name) + " dropped: " + e.what());
           specs.erase(it);

@@ -20,6 +20,7 @@ void print_counter_table() {
   for (const gpubench::MetricSpec& spec : gpubench::metric_table()) {
     std::string metric = spec.perfworks;
     if (spec.scale != 1.0) metric += " x " + std::to_string(static_cast<int>(spec.scale));
+    if (spec.per != nullptr) metric += std::string(" / ") + spec.per;
     std::printf("%-26s %-10s %-60s %s\n", spec.name, spec.unit, metric.c_str(), spec.description);
   }
 }

@@ -1,5 +1,8 @@
 #include "common/metric_table.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace gpubench {
 
 const std::vector<MetricSpec>& metric_table() {
@@ -24,7 +27,10 @@ const std::vector<MetricSpec>& metric_table() {
       {"global_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0, "requests",
        "warp-level global load requests at L1/TEX"},
       {"l1_hit_rate", "l1tex__t_sector_hit_rate.pct", 1.0, "%", "L1/TEX sector hit rate"},
-      {"l2_hit_rate", "lts__t_sector_hit_rate.pct", 1.0, "%", "L2 sector hit rate"},
+      // Not lts__t_sector_hit_rate: that counts every L2 client (the profiler's own record writes too) and
+      // read 60% for a pointer chase that went to DRAM on every load (H100).
+      {"l2_hit_rate", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", 100.0, "%",
+       "share of the SMs' L2 read sectors that hit in L2", "lts__t_sectors_srcunit_tex_op_read.sum"},
       {"inst_executed", "smsp__inst_executed.sum", 1.0, "warp instructions", "warp-level instructions executed"},
       {"thread_inst_executed", "smsp__thread_inst_executed.sum", 1.0, "thread instructions",
        "thread-level instructions executed (active lanes summed)"},
@@ -41,6 +47,39 @@ const MetricSpec* find_metric(const std::string& name) {
   for (const MetricSpec& spec : metric_table())
     if (name == spec.name) return &spec;
   return nullptr;
+}
+
+std::vector<std::string> perfworks_metrics(const std::vector<const MetricSpec*>& specs) {
+  std::vector<std::string> metrics;
+  const auto add = [&](const char* metric) {
+    if (metric != nullptr && std::find(metrics.begin(), metrics.end(), metric) == metrics.end())
+      metrics.emplace_back(metric);
+  };
+  for (const MetricSpec* spec : specs) {
+    add(spec->perfworks);
+    add(spec->per);
+  }
+  return metrics;
+}
+
+std::map<std::string, double> counter_values(const std::vector<const MetricSpec*>& specs,
+                                             const std::vector<std::string>& metrics,
+                                             const std::vector<double>& values) {
+  const auto value_of = [&](const char* metric) {
+    const auto at = std::find(metrics.begin(), metrics.end(), metric);
+    if (at == metrics.end()) throw std::invalid_argument(std::string("metric ") + metric + " was not collected");
+    return values.at(static_cast<std::size_t>(at - metrics.begin()));
+  };
+  std::map<std::string, double> counters;
+  for (const MetricSpec* spec : specs) {
+    const double value = value_of(spec->perfworks) * spec->scale;
+    if (spec->per == nullptr) {
+      counters[spec->name] = value;
+    } else if (const double denominator = value_of(spec->per); denominator > 0.0) {
+      counters[spec->name] = value / denominator;
+    }
+  }
+  return counters;
 }
 
 std::string metric_names_list() {

@@ -21,7 +21,29 @@ TEST(MetricTable, NamesAndMetricsAreUniqueAndEveryEntryIsDescribed) {
     EXPECT_GT(spec.scale, 0.0) << spec.name;
     // Perfworks names carry a rollup (.sum, .avg, .pct, .ratio...): without one CUPTI rejects them.
     EXPECT_NE(std::string(spec.perfworks).find('.'), std::string::npos) << spec.perfworks;
+    if (spec.per != nullptr) {
+      EXPECT_NE(std::string(spec.per).find('.'), std::string::npos) << spec.per;
+    }
   }
+}
+
+TEST(MetricTable, RatiosCollectTheirDenominatorOnceAndDivide) {
+  const std::vector<const MetricSpec*> specs = {find_metric("l2_read_bytes"), find_metric("l2_hit_rate")};
+  const std::vector<std::string> metrics = perfworks_metrics(specs);
+  // l2_read_bytes' metric is also l2_hit_rate's denominator: collected once.
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0], specs[0]->perfworks);
+  EXPECT_EQ(metrics[1], specs[1]->perfworks);
+  EXPECT_EQ(std::string(specs[1]->per), specs[0]->perfworks);
+
+  const auto counters = counter_values(specs, metrics, {1000.0, 750.0});  // sectors read, sectors that hit
+  EXPECT_DOUBLE_EQ(counters.at("l2_read_bytes"), 32000.0);
+  EXPECT_DOUBLE_EQ(counters.at("l2_hit_rate"), 75.0);
+
+  const auto no_reads = counter_values(specs, metrics, {0.0, 0.0});
+  EXPECT_EQ(no_reads.count("l2_hit_rate"), 0u);  // no accesses: no rate, not 0%
+  EXPECT_DOUBLE_EQ(no_reads.at("l2_read_bytes"), 0.0);
+  EXPECT_THROW(counter_values(specs, {metrics[0]}, {1.0}), std::invalid_argument);
 }
 
 TEST(MetricTable, HasTheCountersTheHarnessPromises) {

@@ -26,8 +26,9 @@ class CuptiCounters : public ::testing::Test {
   std::optional<std::map<std::string, double>> profile(const std::vector<std::string>& counters,
                                                        const std::function<void()>& launch,
                                                        const std::function<void()>& prepare = {}) {
-    std::vector<std::string> metrics;
-    for (const std::string& name : counters) metrics.emplace_back(find_metric(name)->perfworks);
+    std::vector<const MetricSpec*> specs;
+    for (const std::string& name : counters) specs.push_back(find_metric(name));
+    const std::vector<std::string> metrics = perfworks_metrics(specs);
     try {
       CuptiProfiler profiler(GpuSession::get().device().index, metrics);
       const std::vector<double> values = profiler.profile([&] {
@@ -35,9 +36,7 @@ class CuptiCounters : public ::testing::Test {
         GPUBENCH_CUDA_LAUNCHED();
         GPUBENCH_CUDA(cudaDeviceSynchronize());
       }, prepare);
-      std::map<std::string, double> result;
-      for (std::size_t i = 0; i < counters.size(); ++i) result[counters[i]] = values[i] * find_metric(counters[i])->scale;
-      return result;
+      return counter_values(specs, metrics, values);
     } catch (const CuptiError& e) {
       if (!e.profiling_unavailable()) throw;
       skip_reason_ = e.what();
@@ -90,6 +89,23 @@ TEST_F(CuptiCounters, CopyWellInsideL2ReadsItsBytesFromL2Once) {
   });
   if (!values) GTEST_SKIP() << skip_reason_;
   EXPECT_NEAR(values->at("l2_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
+}
+
+// The SMs' L2 hit rate is a share: a copy whose 8 MiB were just read and written (so both buffers sit
+// in L2) hits on nearly every read, and never on more than all of them.
+TEST_F(CuptiCounters, L2HitRateOfACopyInsideL2IsNearlyAllAndAtMostAll) {
+  const std::size_t count = (std::size_t{4} << 20) / sizeof(float4);
+  DeviceBuffer<float4> in(count), out(count);
+  in.fill_bytes(1);
+  const auto copy = [&] { kernels::stream_copy<<<256, 256>>>(in.data(), out.data(), count, Clocks{}); };
+  const auto values = profile({"l2_hit_rate", "l2_read_bytes"}, copy, [&] {
+    copy();
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaDeviceSynchronize());
+  });
+  if (!values) GTEST_SKIP() << skip_reason_;
+  EXPECT_GT(values->at("l2_hit_rate"), 95.0);
+  EXPECT_LE(values->at("l2_hit_rate"), 100.0);
 }
 
 TEST_F(CuptiCounters, KWayConflictCostsKMinusOneExtraWavefrontsPerLoad) {
