@@ -5,6 +5,7 @@
 #include "common/cycle_stats.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cmath>
 #include <exception>
 #include <numeric>
@@ -88,8 +89,21 @@ void GpuFixture::run(benchmark::State& state, const Launch& launch) {
 }
 
 void GpuFixture::report_counters(benchmark::State& state, const Launch& launch) {
+  // One profiled execution per case: Google Benchmark calls a case several times (iteration-count
+  // trials, repetitions) with the same launch, whose counters do not change.
+  std::vector<std::int64_t> case_key;
+  for (int i = 0; i < ArgsCnt(); ++i) case_key.push_back(state.range(static_cast<std::size_t>(i)));
+  auto found = counters_by_case_.find(case_key);
+  if (found == counters_by_case_.end()) found = counters_by_case_.emplace(case_key, profile_counters(launch)).first;
+  const std::map<std::string, double>& values = found->second;
+  for (const auto& [name, value] : values) state.counters[name] = value;
+  if (ideal_traffic_)
+    for (const auto& [name, value] : derive_traffic_counters(values, *ideal_traffic_)) state.counters[name] = value;
+}
+
+std::map<std::string, double> GpuFixture::profile_counters(const Launch& launch) {
   GpuSession& session = gpu();
-  const std::map<std::string, double> values = CounterSession::get().profile(
+  std::map<std::string, double> values = CounterSession::get().profile(
       session.device().index, default_counters_, [&] { session.untimed_launch(launch, 0); },
       [&] {
         // Runs after the profiler has started (its start-up writes are in L2 by then): either
@@ -102,9 +116,7 @@ void GpuFixture::report_counters(benchmark::State& state, const Launch& launch) 
       });
   CycleStats discard;
   if (!values.empty()) session.collect_spans(1, discard);  // re-poison the slot the profiled launch wrote
-  for (const auto& [name, value] : values) state.counters[name] = value;
-  if (ideal_traffic_)
-    for (const auto& [name, value] : derive_traffic_counters(values, *ideal_traffic_)) state.counters[name] = value;
+  return values;
 }
 
 double GpuFixture::untimed_cycles(const Launch& launch, int launches) {

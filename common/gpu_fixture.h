@@ -12,6 +12,8 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,8 +32,9 @@ class GpuFixture : public benchmark::Fixture {
 
  protected:
   // Times `launch` once per iteration and reports cycles, cycles_min, ns and sm_mhz; then, outside
-  // the timed loop, profiles the launch for the hardware counters: once per pass the counters
-  // need, each after an L2 scrub (run after the profiler starts, so its own writes are gone too).
+  // the timed loop, profiles the launch for the hardware counters (once per case: later trials and
+  // repetitions of the same args report the same values): once per pass the counters need, each
+  // after an L2 scrub (run after the profiler starts, so its own writes are gone too).
   // `launch` must do the same work every time it is called.
   void run(benchmark::State& state, const Launch& launch);
   // The counters this experiment reports by default (names from common/metric_table.cpp).
@@ -53,12 +56,14 @@ class GpuFixture : public benchmark::Fixture {
 
  private:
   void report_counters(benchmark::State& state, const Launch& launch);
+  std::map<std::string, double> profile_counters(const Launch& launch);
 
   double last_mean_cycles_ = 0.0;
   double last_sm_mhz_ = 0.0;
   std::vector<std::string> default_counters_;
   std::optional<IdealTraffic> ideal_traffic_;
   bool scrub_before_profiling_ = true;
+  std::map<std::vector<std::int64_t>, std::map<std::string, double>> counters_by_case_;  // key: the case's args
 };
 
 // Registers one fixture instance, for families generated from a table rather than written out

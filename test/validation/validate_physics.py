@@ -145,6 +145,24 @@ def check_pointer_chase(rows):
     return [("PointerChase/cached levels", ok, latency_levels.describe(levels, "cycles").replace("\n", "; "))]
 
 
+def check_chase_counters(rows):
+    """CUPTI agrees with the latency levels: a set of a few MiB (past L1, well inside L2) hits L2 on
+    nearly every load, a 1 GiB set almost never, and no hit rate leaves 0..100%."""
+    chase = [(c["working_set_bytes"], n, c["l2_hit_rate"]) for n, c in rows.items()
+             if n.startswith("PointerChase/") and "l2_hit_rate" in c and "working_set_bytes" in c]
+    if not chase:
+        return []
+    results = []
+    bad = [f"{n} {rate:.1f}%" for _, n, rate in chase if not 0.0 <= rate <= 100.0]
+    results.append(("PointerChase l2_hit_rate within 0..100%", not bad, ", ".join(bad) or f"{len(chase)} rows"))
+    for low, high, test, want in ((1 << 20, 4 << 20, lambda r: r >= 90.0, ">= 90%"),
+                                  (1 << 30, float("inf"), lambda r: r <= 10.0, "<= 10%")):
+        for size, name, rate in sorted(chase):
+            if low <= size <= high and name.startswith(("PointerChase/cached/", "PointerChase/l2_only/")):
+                results.append((name, test(rate), f"l2_hit_rate {rate:.2f}% (want {want})"))
+    return results
+
+
 def check_shared_and_tlb(rows):
     """Shared memory is faster than any L2 hit; sets spread over more pages than the TLBs map are slower
     (on Hopper with 2 MiB pages by only a few percent of an L2 hit, hence the 2% margin)."""
@@ -200,7 +218,7 @@ def check_chase_spread(report):
     return [(f"PointerChase/cached spread over {spread[0]['repetitions']} repetitions", worst < 0.02, detail)]
 
 
-CHECKS = [check_pointer_chase, check_shared_and_tlb, check_carveout, check_memory_parallelism, check_divergence,
+CHECKS = [check_pointer_chase, check_chase_counters, check_shared_and_tlb, check_carveout, check_memory_parallelism, check_divergence,
           check_bank_conflicts, check_strided, check_stream_copy, check_instruction_pipeline, check_occupancy]
 REPORT_CHECKS = [check_chase_spread]
 
