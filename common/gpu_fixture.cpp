@@ -107,9 +107,13 @@ std::map<std::string, double> GpuFixture::profile_counters(const Launch& launch)
       session.device().index, default_counters_, [&] { session.untimed_launch(launch, 0); },
       [&] {
         // Runs after the profiler has started (its start-up writes are in L2 by then): either
-        // empty L2, or put back the state the timed launches saw by running the launch once more.
+        // empty L2, or put back the state the timed launches saw.
         if (scrub_before_profiling_) {
           session.scrub_l2();
+        } else if (rewarm_) {
+          rewarm_(session.stream());
+          GPUBENCH_CUDA_LAUNCHED();
+          GPUBENCH_CUDA(cudaStreamSynchronize(session.stream()));
         } else {
           session.untimed_launch(launch, 0);
         }

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,10 +40,13 @@ class GpuFixture : public benchmark::Fixture {
   void run(benchmark::State& state, const Launch& launch);
   // The counters this experiment reports by default (names from common/metric_table.cpp).
   void set_default_counters(std::vector<std::string> names) { default_counters_ = std::move(names); }
-  // Profile in the cache state the timed launches left (one untimed launch before each pass) instead
-  // of after an L2 scrub: for experiments whose counters must say which level served the timed loads
-  // (pointer chasing).
-  void profile_with_warm_caches() { scrub_before_profiling_ = false; }
+  // Profile in the cache state the timed launches saw instead of after an L2 scrub: for experiments
+  // whose counters must say which level served the timed loads (pointer chasing). Before each pass,
+  // after the profiler's own start-up writes, `rewarm` restores that state (default: one more launch).
+  void profile_with_warm_caches(std::function<void(cudaStream_t)> rewarm = {}) {
+    scrub_before_profiling_ = false;
+    rewarm_ = std::move(rewarm);
+  }
   // The least traffic the next run() could move; adds <bytes>_per_element and *_normalized.
   void set_ideal_traffic(const IdealTraffic& ideal) { ideal_traffic_ = ideal; }
   // Mean cycles of a few untimed launches: a baseline measured in the same run.
@@ -63,6 +67,7 @@ class GpuFixture : public benchmark::Fixture {
   std::vector<std::string> default_counters_;
   std::optional<IdealTraffic> ideal_traffic_;
   bool scrub_before_profiling_ = true;
+  std::function<void(cudaStream_t)> rewarm_;
   std::map<std::vector<std::int64_t>, std::map<std::string, double>> counters_by_case_;  // key: the case's args
 };
 
