@@ -36,12 +36,17 @@ class DeviceBuffer {
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
+  // Ordered on `stream`; without one, done before it returns. (gpubench's streams do not wait for the
+  // legacy default stream, so work left there could still be running when their kernels read.)
   void fill_bytes(int value, cudaStream_t stream = nullptr) {
     GPUBENCH_CUDA(cudaMemsetAsync(data_, value, bytes(), stream));
+    if (stream == nullptr) GPUBENCH_CUDA(cudaStreamSynchronize(nullptr));
   }
+  // In device memory when it returns: cudaMemcpy from pageable memory may return before its DMA ends.
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
     GPUBENCH_CUDA(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    GPUBENCH_CUDA(cudaStreamSynchronize(nullptr));
   }
   std::vector<T> download(std::size_t count) const {
     std::vector<T> host(count);
