@@ -27,8 +27,8 @@ const std::vector<MetricSpec>& metric_table() {
       {"global_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0, "requests",
        "warp-level global load requests at L1/TEX"},
       {"l1_hit_rate", "l1tex__t_sector_hit_rate.pct", 1.0, "%", "L1/TEX sector hit rate"},
-      // Not lts__t_sector_hit_rate: that counts every L2 client (the profiler's own record writes too) and
-      // read 60% for a pointer chase that went to DRAM on every load (H100).
+      // Not lts__t_sector_hit_rate: that counts every L2 client, not only the SMs, and read 52-116% for
+      // single-thread pointer chases on an H100 (60% for one whose every load went to DRAM).
       {"l2_hit_rate", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", 100.0, "%",
        "share of the SMs' L2 read sectors that hit in L2", "lts__t_sectors_srcunit_tex_op_read.sum"},
       {"inst_executed", "smsp__inst_executed.sum", 1.0, "warp instructions", "warp-level instructions executed"},
