@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <utility>
 
 namespace gpubench {
 namespace {
@@ -82,10 +83,6 @@ std::vector<const char*> c_strings(const std::vector<std::string>& names) {
   std::vector<const char*> pointers;
   for (const std::string& name : names) pointers.push_back(name.c_str());
   return pointers;
-}
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 class HostObject {
@@ -344,14 +341,10 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
 
 std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_and_sync,
                                            const std::function<void()>& prepare) {
-  const std::vector<Range> ranges = profile_ranges(launch_and_sync, prepare, RangeSplit::whole_launch);
-  const std::vector<std::string>& metrics = state_->metrics;
-  std::vector<double> totals(metrics.size(), 0.0);
-  for (const Range& range : ranges)
-    for (std::size_t i = 0; i < metrics.size(); ++i) totals[i] += range.values[i];
-  for (std::size_t i = 0; i < metrics.size(); ++i)
-    if (!ends_with(metrics[i], ".sum")) totals[i] /= static_cast<double>(ranges.size());
-  return totals;
+  std::vector<Range> ranges = profile_ranges(launch_and_sync, prepare, RangeSplit::whole_launch);
+  if (ranges.size() != 1)
+    throw CuptiError(CUPTI_ERROR_UNKNOWN, "expected one range around the launch, got " + std::to_string(ranges.size()));
+  return std::move(ranges.front().values);
 }
 
 }  // namespace gpubench

@@ -46,14 +46,18 @@ class CuptiCounters : public ::testing::Test {
   std::string skip_reason_;
 };
 
+// A stream copy of `bytes` (input filled), launched on the legacy stream as the tests profile it.
+struct Copy {
+  explicit Copy(std::size_t bytes) : count(bytes / sizeof(float4)), in(count), out(count) { in.fill_bytes(1); }
+  void launch(int blocks) const { kernels::stream_copy<<<blocks, 256>>>(in.data(), out.data(), count, Clocks{}); }
+  std::size_t count;
+  DeviceBuffer<float4> in, out;
+};
+
 TEST_F(CuptiCounters, CopyFarBeyondL2ReadsItsBytesFromDramOnce) {
   const std::size_t bytes = std::size_t{512} << 20;  // several times any Hopper L2
-  const std::size_t count = bytes / sizeof(float4);
-  DeviceBuffer<float4> in(count), out(count);
-  in.fill_bytes(1);
-  const auto values = profile({"dram_read_bytes", "l2_read_bytes", "l2_write_bytes"}, [&] {
-    kernels::stream_copy<<<1024, 256>>>(in.data(), out.data(), count, Clocks{});
-  });
+  const Copy copy(bytes);
+  const auto values = profile({"dram_read_bytes", "l2_read_bytes", "l2_write_bytes"}, [&] { copy.launch(1024); });
   if (!values) GTEST_SKIP() << skip_reason_;
   EXPECT_NEAR(values->at("dram_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
   EXPECT_NEAR(values->at("l2_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
@@ -65,12 +69,10 @@ TEST_F(CuptiCounters, CopyFarBeyondL2ReadsItsBytesFromDramOnce) {
 // also shows the range starts clean (the profiler's own start-up writes were scrubbed away).
 TEST_F(CuptiCounters, CopyFollowedByAnL2ScrubWritesEveryByteToDramOnce) {
   const std::size_t bytes = std::size_t{512} << 20;
-  const std::size_t count = bytes / sizeof(float4);
-  DeviceBuffer<float4> in(count), out(count);
-  in.fill_bytes(1);
+  const Copy copy(bytes);
   GpuSession& session = GpuSession::get();
   const auto values = profile({"dram_write_bytes"}, [&] {
-    kernels::stream_copy<<<1024, 256>>>(in.data(), out.data(), count, Clocks{});
+    copy.launch(1024);
     GPUBENCH_CUDA_LAUNCHED();
     GPUBENCH_CUDA(cudaDeviceSynchronize());
     session.scrub_l2();
@@ -81,12 +83,8 @@ TEST_F(CuptiCounters, CopyFollowedByAnL2ScrubWritesEveryByteToDramOnce) {
 
 TEST_F(CuptiCounters, CopyWellInsideL2ReadsItsBytesFromL2Once) {
   const std::size_t bytes = std::size_t{4} << 20;
-  const std::size_t count = bytes / sizeof(float4);
-  DeviceBuffer<float4> in(count), out(count);
-  in.fill_bytes(1);
-  const auto values = profile({"l2_read_bytes"}, [&] {
-    kernels::stream_copy<<<256, 256>>>(in.data(), out.data(), count, Clocks{});
-  });
+  const Copy copy(bytes);
+  const auto values = profile({"l2_read_bytes"}, [&] { copy.launch(256); });
   if (!values) GTEST_SKIP() << skip_reason_;
   EXPECT_NEAR(values->at("l2_read_bytes"), static_cast<double>(bytes), 0.02 * bytes);
 }
@@ -94,12 +92,9 @@ TEST_F(CuptiCounters, CopyWellInsideL2ReadsItsBytesFromL2Once) {
 // The SMs' L2 hit rate is a share: a copy whose 8 MiB were just read and written (so both buffers sit
 // in L2) hits on nearly every read, and never on more than all of them.
 TEST_F(CuptiCounters, L2HitRateOfACopyInsideL2IsNearlyAllAndAtMostAll) {
-  const std::size_t count = (std::size_t{4} << 20) / sizeof(float4);
-  DeviceBuffer<float4> in(count), out(count);
-  in.fill_bytes(1);
-  const auto copy = [&] { kernels::stream_copy<<<256, 256>>>(in.data(), out.data(), count, Clocks{}); };
-  const auto values = profile({"l2_hit_rate", "l2_read_bytes"}, copy, [&] {
-    copy();
+  const Copy copy(std::size_t{4} << 20);
+  const auto values = profile({"l2_hit_rate", "l2_read_bytes"}, [&] { copy.launch(256); }, [&] {
+    copy.launch(256);
     GPUBENCH_CUDA_LAUNCHED();
     GPUBENCH_CUDA(cudaDeviceSynchronize());
   });
