@@ -1,17 +1,31 @@
 // Keeps an experiment's expensive setup (buffers, chains) across Google Benchmark's iteration-count
 // trials and repetitions, which all rerun the benchmark body with the same arguments. One entry:
-// moving to new arguments frees the old setup before building the next.
+// moving to new arguments frees the old setup before building the next. Every cache is emptied when
+// the GPU session closes (release_all_arg_caches), so no device memory outlives the device's use.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace gpubench {
 
+namespace detail {
+class ArgCacheBase {
+ public:
+  ArgCacheBase();
+  virtual ~ArgCacheBase();
+  ArgCacheBase(const ArgCacheBase&) = delete;
+  ArgCacheBase& operator=(const ArgCacheBase&) = delete;
+  virtual void clear() = 0;
+};
+}  // namespace detail
+
+// Empties every ArgCache of the process (called before the GPU session releases the device).
+void release_all_arg_caches();
+
 template <class T>
-class ArgCache {
+class ArgCache : public detail::ArgCacheBase {
  public:
   using Key = std::vector<std::int64_t>;
 
@@ -25,7 +39,7 @@ class ArgCache {
     return *value_;
   }
   bool holds(const Key& key) const { return value_ && key_ == key; }
-  void clear() { value_.reset(); }
+  void clear() override { value_.reset(); }
 
  private:
   Key key_;

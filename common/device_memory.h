@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -36,25 +37,26 @@ class DeviceBuffer {
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
-  // Ordered on `stream`; without one, done before it returns. (gpubench's streams do not wait for the
-  // legacy default stream, so work left there could still be running when their kernels read.)
+  // Each is ordered on `stream` (the one the kernels that use the buffer run on; nullptr: the legacy
+  // stream) and done before it returns: gpubench's streams do not wait for the legacy stream, and a
+  // copy from pageable memory may return before its DMA ends.
   void fill_bytes(int value, cudaStream_t stream = nullptr) {
     GPUBENCH_CUDA(cudaMemsetAsync(data_, value, bytes(), stream));
-    if (stream == nullptr) GPUBENCH_CUDA(cudaStreamSynchronize(nullptr));
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
   }
-  // In device memory when it returns: cudaMemcpy from pageable memory may return before its DMA ends.
-  void upload(const std::vector<T>& host) {
+  void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) {
     if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
-    GPUBENCH_CUDA(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
-    GPUBENCH_CUDA(cudaStreamSynchronize(nullptr));
+    GPUBENCH_CUDA(cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice, stream));
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
   }
-  std::vector<T> download(std::size_t count) const {
-    std::vector<T> host(count);
+  std::vector<T> download(std::size_t count, cudaStream_t stream = nullptr) const {
     if (count > count_) throw std::invalid_argument("DeviceBuffer::download: more than the buffer holds");
-    GPUBENCH_CUDA(cudaMemcpy(host.data(), data_, count * sizeof(T), cudaMemcpyDeviceToHost));
+    std::vector<T> host(count);
+    GPUBENCH_CUDA(cudaMemcpyAsync(host.data(), data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     return host;
   }
-  std::vector<T> download() const { return download(count_); }
+  std::vector<T> download(cudaStream_t stream = nullptr) const { return download(count_, stream); }
 
  private:
   void release() noexcept {

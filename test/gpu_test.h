@@ -1,7 +1,7 @@
 // GPU tests skip, with the reason on one line, where no GPU can be used.
 #pragma once
 
-#include "common/gpu_session.h"
+#include "common/detail/gpu_session.h"
 
 #include <gtest/gtest.h>
 

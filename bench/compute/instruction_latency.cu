@@ -1,9 +1,11 @@
 //! Instruction latency: one thread, a dependent chain of one instruction; cycles per instruction
 //! are its latency (plus nothing: the loop's own instructions issue in the chain's shadow).
+#include "bench/compute/instruction_support.h"
 #include "common/arg_cache.h"
+#include "common/benchmark_compat.h"
 #include "common/device_memory.h"
-#include "common/gpu_fixture.h"
-#include "common/instructions.h"
+#include "common/experiment.h"
+#include "common/registry.h"
 #include "kernels/compute/instruction_chains.cuh"
 
 namespace gpubench {
@@ -11,38 +13,27 @@ namespace {
 
 constexpr int kRounds = 128;  // x 128 steps
 
-template <Instruction I>
-class InstructionLatency : public GpuFixture {
-  using T = typename kernels::Op<I>::T;
-
- public:
-  InstructionLatency() : GpuFixture(std::string("InstructionLatency/") + instruction_info(I).name) {
-    set_default_counters({"inst_executed"});
+template <class I>
+void latency(benchmark::State& state) {
+  using T = typename I::T;
+  static ArgCache<DeviceBuffer<T>> out_cache;
+  if (const auto why = unsupported_reason(I::info, device().major, device().minor)) {
+    skip_benchmark(state, *why);
+    return;
   }
+  T* out = out_cache.get({}, [] { return DeviceBuffer<T>(1); }).data();
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
+    kernels::instruction_latency<I><<<1, 1, 0, s>>>(out, I::x0, I::a, I::b, kRounds, c);
+  }, {{"inst_executed"}});
+  report_per(state, result, "op", static_cast<double>(kRounds) * kernels::kLatencyStepsPerRound);
+}
 
- protected:
-  void BenchmarkCase(benchmark::State& state) override {
-    const DeviceInfo& device = gpu().device();
-    if (const auto why = unsupported_reason(instruction_info(I), device.major, device.minor)) {
-      skip_benchmark(state, *why);
-      return;
-    }
-    T* out = out_.get({}, [] { return DeviceBuffer<T>(1); }).data();
-    using Operands = kernels::Operands<I>;
-    run(state, [&](cudaStream_t s, Clocks c) {
-      kernels::instruction_latency<I><<<1, 1, 0, s>>>(out, Operands::x0, Operands::a, Operands::b, kRounds, c);
-    });
-    report_per(state, "op", static_cast<double>(kRounds) * kernels::kLatencyStepsPerRound);
-  }
-
- private:
-  ArgCache<DeviceBuffer<T>> out_;
-};
-
-const bool registered = [] {
-  kernels::for_each_instruction([](auto tag) { register_case<InstructionLatency<decltype(tag)::value>>(); });
-  return true;
-}();
+GPUBENCH_FAMILY(InstructionLatency) {
+  kernels::Instructions::for_each([&](auto instruction) {
+    using I = decltype(instruction);
+    family.gpu(std::string("InstructionLatency/") + I::info.name, {}, latency<I>);
+  });
+}
 
 }  // namespace
 }  // namespace gpubench

@@ -2,11 +2,12 @@
 //! chain over `bytes`, one node every `stride` bytes, so cycles per load are the latency of the level
 //! that holds the set. Families: by load path (cached = ld.ca, l2_only = ld.cg, volatile = ld.cv),
 //! 32-byte sector strides, 2 MiB page strides for TLB reach, L1/shared carveouts, and shared memory.
-#include "bench/memory/device_chain.cuh"
+#include "bench/memory/chase/device_chain.cuh"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/cuda_check.h"
-#include "common/gpu_fixture.h"
+#include "common/experiment.h"
+#include "common/registry.h"
 #include "kernels/memory/pointer_chase.cuh"
 
 #include <algorithm>
@@ -48,113 +49,95 @@ bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
 }
 
 template <kernels::LoadPath Path, unsigned IndexBytes = 4, int Instance = kDefaultInstance>
-class PointerChase : public GpuFixture {
- public:
-  explicit PointerChase(const std::string& name) : GpuFixture("PointerChase/" + name) {
-    set_default_counters({"l1_hit_rate", "l2_hit_rate", "dram_read_bytes"});
+void global_chase(benchmark::State& state) {
+  constexpr auto kernel = kernels::pointer_chase<Path, IndexBytes, Instance>;
+  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
+  const std::size_t stride = static_cast<std::size_t>(state.range(1));
+  const cudaStream_t stream = gpubench::stream();
+  if constexpr (Instance == kCarveoutInstance) {
+    const int carveout = static_cast<int>(state.range(2));
+    GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                       cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+    state.counters["carveout_percent"] = carveout;
   }
-
- protected:
-  void BenchmarkCase(benchmark::State& state) override {
-    constexpr auto kernel = kernels::pointer_chase<Path, IndexBytes, Instance>;
-    const std::size_t bytes = static_cast<std::size_t>(state.range(0));
-    const std::size_t stride = static_cast<std::size_t>(state.range(1));
-    const cudaStream_t stream = gpu().stream();
-    if constexpr (Instance == kCarveoutInstance) {
-      const int carveout = static_cast<int>(state.range(2));
-      GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                         cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
-      state.counters["carveout_percent"] = carveout;
-    }
-    ArgCache<DeviceChain>& cache = device_chains();
-    const ArgCache<DeviceChain>::Key key{state.range(0), state.range(1), IndexBytes};
-    if (!cache.holds(key)) {  // asked only before building: a later trial would count its own set as used
-      cache.clear();          // the previous set's memory is free when we ask
-      if (!fits_in_free_memory(state, bytes)) return;
-    }
-    // Sets that L2 could hold are walked once whole (which ends where it began), so the first timed
-    // launches find them there, and again before the counters' profiled launch: the profiler's own
-    // start-up writes evict part of a set near L2's size, which one launch's few loads would not restore.
-    const auto walk_whole_cycle = [&](DeviceChain& whole, cudaStream_t s) {
-      kernel<<<1, 1, 0, s>>>(whole.words(), whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0,
-                             Clocks{});
-    };
-    const bool l2_could_hold = (bytes / stride) * std::min(stride, kLineBytes) <= 2 * gpu().device().l2_bytes;
-    DeviceChain& chain = cache.get(key, [&] {
-      DeviceChain made(bytes, stride, IndexBytes, 1, stream);
-      if (l2_could_hold) {
-        walk_whole_cycle(made, stream);
-        GPUBENCH_CUDA_LAUNCHED();
-        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-      }
-      return made;
-    });
-    // The counters must say which level served the timed loads: no L2 scrub before profiling.
+  ArgCache<DeviceChain>& cache = device_chains();
+  const ArgCache<DeviceChain>::Key key{state.range(0), state.range(1), IndexBytes};
+  if (!cache.holds(key)) {  // asked only before building: a later trial would count its own set as used
+    cache.clear();          // the previous set's memory is free when we ask
+    if (!fits_in_free_memory(state, bytes)) return;
+  }
+  // Sets that L2 could hold are walked once whole (which ends where it began), so the first timed
+  // launches find them there, and again before the counters' profiled launch: the profiler's own
+  // start-up writes evict part of a set near L2's size, which one launch's few loads would not restore.
+  const auto walk_whole_cycle = [&](DeviceChain& whole, cudaStream_t s) {
+    kernel<<<1, 1, 0, s>>>(whole.words(), whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0,
+                           Clocks{});
+  };
+  const bool l2_could_hold = (bytes / stride) * std::min(stride, kLineBytes) <= 2 * device().l2_bytes;
+  DeviceChain& chain = cache.get(key, [&] {
+    DeviceChain made(bytes, stride, IndexBytes, 1, stream);
     if (l2_could_hold) {
-      profile_with_warm_caches([&](cudaStream_t s) { walk_whole_cycle(chain, s); });
-    } else {
-      profile_with_warm_caches();
+      walk_whole_cycle(made, stream);
+      GPUBENCH_CUDA_LAUNCHED();
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     }
-    const std::uint32_t warmup = warmup_loads(chain.host().nodes);
-    run(state, [&](cudaStream_t s, Clocks c) {
-      kernel<<<1, 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c);
-    });
-    report_per(state, "load", kTimedLoads);
-    state.counters["working_set_bytes"] = static_cast<double>(bytes);
-    state.counters["stride_bytes"] = static_cast<double>(stride);
+    return made;
+  });
+  // The counters must say which level served the timed loads: no L2 scrub before profiling.
+  RunOptions options{{"l1_hit_rate", "l2_hit_rate", "dram_read_bytes"}};
+  options.profile_warm = true;
+  if (l2_could_hold) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
+  const std::uint32_t warmup = warmup_loads(chain.host().nodes);
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
+    kernel<<<1, 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c);
+  }, options);
+  report_per(state, result, "load", kTimedLoads);
+  state.counters["working_set_bytes"] = static_cast<double>(bytes);
+  state.counters["stride_bytes"] = static_cast<double>(stride);
 
-    // The course notebook's "checking results": a launch from the cycle's start ends where the host
-    // says. It walks from a position of its own: restarting the main walk would make the next trial
-    // re-read lines the last one left in L2 (seen: DRAM-sized sets 6% faster in one repetition).
-    DeviceBuffer<std::uint32_t> check = chain.position_at(0);
-    kernel<<<1, 1, 0, stream>>>(chain.words(), check.data(), warmup, kTimedLoads, Clocks{});
-    GPUBENCH_CUDA_LAUNCHED();
-    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-    chain.expect_walked(check, 0, warmup + kTimedLoads);
-  }
-};
+  // The course notebook's "checking results": a launch from the cycle's start ends where the host
+  // says. It walks from a position of its own: restarting the main walk would make the next trial
+  // re-read lines the last one left in L2 (seen: DRAM-sized sets 6% faster in one repetition).
+  DeviceBuffer<std::uint32_t> check = chain.position_at(0);
+  kernel<<<1, 1, 0, stream>>>(chain.words(), check.data(), warmup, kTimedLoads, Clocks{});
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  chain.expect_walked(check, 0, warmup + kTimedLoads);
+}
 
 // The chase inside shared memory: dense (every word a node), sets up to the block's opt-in limit.
-class SharedPointerChase : public GpuFixture {
- public:
-  SharedPointerChase() : GpuFixture("PointerChase/shared") {}
-
- protected:
-  void BenchmarkCase(benchmark::State& state) override {
-    const std::size_t bytes = static_cast<std::size_t>(state.range(0));
-    const std::size_t stride = static_cast<std::size_t>(state.range(1));
-    const std::size_t limit = gpu().device().shared_memory_per_block_optin_bytes;
-    if (bytes > limit) {
-      skip_benchmark(state, "needs " + std::to_string(bytes >> 10) + " KiB of shared memory; a block may have " +
-                                std::to_string(limit >> 10) + " KiB here");
-      return;
-    }
-    const cudaStream_t stream = gpu().stream();
-    DeviceChain& chain =
-        chains_.get({state.range(0), state.range(1)}, [&] { return DeviceChain(bytes, stride, 4, 1, stream); });
-    const auto words = static_cast<std::uint32_t>(chain.host().word_count());
-    GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels::pointer_chase_shared),
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    const std::uint32_t warmup = warmup_loads(chain.host().nodes);
-    auto launch = [&](cudaStream_t s, Clocks c) {
-      kernels::pointer_chase_shared<<<1, 256, bytes, s>>>(chain.words(), words, chain.position(), warmup, kTimedLoads, c);
-    };
-    run(state, launch);
-    report_per(state, "load", kTimedLoads);
-    state.counters["working_set_bytes"] = static_cast<double>(bytes);
-    state.counters["stride_bytes"] = static_cast<double>(stride);
-
-    DeviceBuffer<std::uint32_t> check = chain.position_at(0);
-    kernels::pointer_chase_shared<<<1, 256, bytes, stream>>>(chain.words(), words, check.data(), warmup, kTimedLoads,
-                                                             Clocks{});
-    GPUBENCH_CUDA_LAUNCHED();
-    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-    chain.expect_walked(check, 0, warmup + kTimedLoads);
+void shared_chase(benchmark::State& state) {
+  static ArgCache<DeviceChain> chains;
+  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
+  const std::size_t stride = static_cast<std::size_t>(state.range(1));
+  const std::size_t limit = device().shared_memory_per_block_optin_bytes;
+  if (bytes > limit) {
+    skip_benchmark(state, "needs " + std::to_string(bytes >> 10) + " KiB of shared memory; a block may have " +
+                              std::to_string(limit >> 10) + " KiB here");
+    return;
   }
+  const cudaStream_t stream = gpubench::stream();
+  DeviceChain& chain =
+      chains.get({state.range(0), state.range(1)}, [&] { return DeviceChain(bytes, stride, 4, 1, stream); });
+  const auto words = static_cast<std::uint32_t>(chain.host().word_count());
+  GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels::pointer_chase_shared),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  const std::uint32_t warmup = warmup_loads(chain.host().nodes);
+  auto launch = [&](cudaStream_t s, Clocks c) {
+    kernels::pointer_chase_shared<<<1, 256, bytes, s>>>(chain.words(), words, chain.position(), warmup, kTimedLoads, c);
+  };
+  const RunResult result = run(state, launch);
+  report_per(state, result, "load", kTimedLoads);
+  state.counters["working_set_bytes"] = static_cast<double>(bytes);
+  state.counters["stride_bytes"] = static_cast<double>(stride);
 
- private:
-  ArgCache<DeviceChain> chains_;
-};
+  DeviceBuffer<std::uint32_t> check = chain.position_at(0);
+  kernels::pointer_chase_shared<<<1, 256, bytes, stream>>>(chain.words(), words, check.data(), warmup, kTimedLoads,
+                                                           Clocks{});
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  chain.expect_walked(check, 0, warmup + kTimedLoads);
+}
 
 // Powers of two from `from` to `to`, with the point halfway (x1.5) between each pair for resolution.
 std::vector<std::int64_t> working_sets(std::int64_t from, std::int64_t to) {
@@ -166,36 +149,32 @@ std::vector<std::int64_t> working_sets(std::int64_t from, std::int64_t to) {
   return sets;
 }
 
-const bool registered = [] {
+GPUBENCH_FAMILY(PointerChase) {
   using kernels::LoadPath;
   constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
-  auto* cached = register_case<PointerChase<LoadPath::kCached>>("cached");
-  auto* l2_only = register_case<PointerChase<LoadPath::kL2Only>>("l2_only");
-  auto* uncached = register_case<PointerChase<LoadPath::kVolatile>>("volatile");
-  for (auto* b : {cached, l2_only, uncached}) {
-    b->ArgNames({"bytes", "stride"});
+  const std::vector<std::string> set_and_stride{"bytes", "stride"};
+  auto* cached = family.gpu("PointerChase/cached", set_and_stride, global_chase<LoadPath::kCached>);
+  auto* l2_only = family.gpu("PointerChase/l2_only", set_and_stride, global_chase<LoadPath::kL2Only>);
+  auto* uncached = family.gpu("PointerChase/volatile", set_and_stride, global_chase<LoadPath::kVolatile>);
+  for (auto* b : {cached, l2_only, uncached})
     for (std::int64_t bytes : working_sets(4 * KiB, GiB)) b->Args({bytes, 128});
-  }
   for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
 
   // TLB reach: one node per 2 MiB page, data in L2 (a few MiB of lines), so only translation misses
   // add latency. Sets past the GPU's free memory skip with a message.
-  auto* tlb = register_case<PointerChase<LoadPath::kL2Only, kPageStride>>("tlb");
-  tlb->ArgNames({"bytes", "stride"});
+  auto* tlb = family.gpu("PointerChase/tlb", set_and_stride, global_chase<LoadPath::kL2Only, kPageStride>);
   for (std::int64_t bytes : working_sets(32 * MiB, 128 * GiB)) tlb->Args({bytes, kPageStride});
 
   // The L1 edge under three L1/shared splits (percent of the unified array preferred as shared).
-  auto* carveout = register_case<PointerChase<LoadPath::kCached, 4, kCarveoutInstance>>("carveout");
-  carveout->ArgNames({"bytes", "stride", "carveout"});
+  auto* carveout = family.gpu("PointerChase/carveout", {"bytes", "stride", "carveout"},
+                              global_chase<LoadPath::kCached, 4, kCarveoutInstance>);
   for (std::int64_t percent : {0, 50, 100})
     for (std::int64_t bytes = 8 * KiB; bytes <= 320 * KiB; bytes += bytes < 64 * KiB ? 8 * KiB : 32 * KiB)
       carveout->Args({bytes, 128, percent});
 
-  auto* shared = register_case<SharedPointerChase>();
-  shared->ArgNames({"bytes", "stride"});
+  auto* shared = family.gpu("PointerChase/shared", set_and_stride, shared_chase);
   for (std::int64_t bytes : {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 224 * KiB}) shared->Args({bytes, 4});
-  return true;
-}();
+}
 
 }  // namespace
 }  // namespace gpubench

@@ -1,7 +1,8 @@
 //! PointerChaseCPU: the same shuffled chain chased on the host CPU, so GPU and CPU load latency
 //! can be plotted against working-set size together. No GPU involved.
+#include "bench/memory/chase/pointer_chain.h"
 #include "common/arg_cache.h"
-#include "common/pointer_chain.h"
+#include "common/registry.h"
 
 #include <benchmark/benchmark.h>
 
@@ -19,7 +20,7 @@ ArgCache<std::vector<std::uint32_t>>& chains() {
   return cache;
 }
 
-void PointerChaseCPU(benchmark::State& state) {
+void chase_on_host(benchmark::State& state) {
   const std::size_t bytes = static_cast<std::size_t>(state.range(0));
   const std::vector<std::uint32_t>& words =
       chains().get({state.range(0)}, [&] { return chase_words(make_chase_chain(bytes, kStrideBytes, 1)); });
@@ -34,7 +35,9 @@ void PointerChaseCPU(benchmark::State& state) {
   state.counters["working_set_bytes"] = static_cast<double>(bytes);
   state.counters["stride_bytes"] = static_cast<double>(kStrideBytes);
 }
-BENCHMARK(PointerChaseCPU)->ArgName("bytes")->RangeMultiplier(2)->Range(4 << 10, 256 << 20)->UseRealTime();
+GPUBENCH_FAMILY(PointerChaseCPU) {
+  family.cpu("PointerChaseCPU", {"bytes"}, chase_on_host)->RangeMultiplier(2)->Range(4 << 10, 256 << 20)->UseRealTime();
+}
 
 }  // namespace
 }  // namespace gpubench

@@ -2,7 +2,8 @@
 //! per useful byte grow with the stride until every lane needs its own 32-byte sector.
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
-#include "common/gpu_fixture.h"
+#include "common/experiment.h"
+#include "common/registry.h"
 #include "kernels/memory/strided_copy.cuh"
 
 #include <cstdint>
@@ -16,39 +17,32 @@ constexpr std::size_t kOutputFloats = std::size_t{16} << 20;  // 64 MiB written 
 
 struct StridedBuffers {
   explicit StridedBuffers(int stride) : in(kOutputFloats * static_cast<std::size_t>(stride)), out(kOutputFloats) {
-    in.fill_bytes(0x3C);
-    out.fill_bytes(0);
+    in.fill_bytes(0x3C, stream());
+    out.fill_bytes(0, stream());
   }
   DeviceBuffer<float> in;
   DeviceBuffer<float> out;
 };
 
-class StridedCopy : public GpuFixture {
- public:
-  StridedCopy() {
-    set_default_counters({"l2_read_bytes", "dram_read_bytes", "global_load_sectors", "global_load_requests"});
-  }
-
- protected:
-  ArgCache<StridedBuffers> buffers_;
-};
-
-BENCHMARK_DEFINE_F(StridedCopy, Gather)(benchmark::State& state) {
+void gather(benchmark::State& state) {
+  static ArgCache<StridedBuffers> buffers;
   const int stride = static_cast<int>(state.range(0));
-  StridedBuffers& b = buffers_.get({stride}, [&] { return StridedBuffers(stride); });
-  const int blocks = gpu().device().sm_count * kBlocksPerSm;
+  StridedBuffers& b = buffers.get({stride}, [&] { return StridedBuffers(stride); });
+  const int blocks = device().sm_count * kBlocksPerSm;
   const double useful_bytes = static_cast<double>(kOutputFloats * sizeof(float));
-  set_ideal_traffic({static_cast<double>(kOutputFloats), useful_bytes, useful_bytes});
+  RunOptions options{
+      {"l2_read_bytes", "dram_read_bytes", "global_load_sectors", "global_load_requests", "sectors_per_request"}};
+  options.ideal_traffic = IdealTraffic{static_cast<double>(kOutputFloats), useful_bytes, useful_bytes};
   run(state, [&](cudaStream_t s, Clocks c) {
     kernels::strided_copy<<<blocks, kThreads, 0, s>>>(b.in.data(), b.out.data(), kOutputFloats, stride, c);
-  });
+  }, options);
   // Useful bytes only (4 read + 4 written per element): the rate a user of the data sees.
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * useful_bytes));
-  if (state.counters.count("global_load_requests") && state.counters["global_load_requests"].value > 0)
-    state.counters["sectors_per_request"] =
-        state.counters["global_load_sectors"].value / state.counters["global_load_requests"].value;
 }
-BENCHMARK_REGISTER_F(StridedCopy, Gather)->ArgName("stride")->RangeMultiplier(2)->Range(1, 32);
+
+GPUBENCH_FAMILY(StridedCopy) {
+  family.gpu("StridedCopy/Gather", {"stride"}, gather)->RangeMultiplier(2)->Range(1, 32);
+}
 
 }  // namespace
 }  // namespace gpubench

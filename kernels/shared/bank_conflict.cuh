@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/clocks.h"
+#include "common/warp.h"
 
 namespace gpubench::kernels {
 
@@ -16,7 +17,7 @@ static __global__ void shared_bank_conflict(float* out, int ways, int loads, Clo
   __shared__ float words[kBankConflictWords];
   for (int i = threadIdx.x; i < kBankConflictWords; i += blockDim.x) words[i] = static_cast<float>(i);
   __syncthreads();
-  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const volatile float* word = &words[(lane * ways) % kBankConflictWords];  // volatile: one LDS per read
   // Four independent sums, so the add latency does not pace the loads and the shared-memory
   // pipe is what the cycles measure. `loads` must be a multiple of 4.

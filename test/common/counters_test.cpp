@@ -1,5 +1,5 @@
-#include "common/counter_selection.h"
-#include "common/metric_table.h"
+#include "common/cupti/counter_selection.h"
+#include "common/cupti/metric_table.h"
 #include "common/traffic.h"
 
 #include <gtest/gtest.h>
@@ -12,10 +12,11 @@ namespace gpubench {
 namespace {
 
 TEST(MetricTable, NamesAndMetricsAreUniqueAndEveryEntryIsDescribed) {
-  std::set<std::string> names, metrics;
+  std::set<std::string> names, metrics;  // a ratio may share its numerator with a count: the pair is unique
   for (const MetricSpec& spec : metric_table()) {
     EXPECT_TRUE(names.insert(spec.name).second) << "duplicate counter " << spec.name;
-    EXPECT_TRUE(metrics.insert(spec.perfworks).second) << "duplicate metric " << spec.perfworks;
+    const std::string metric = std::string(spec.perfworks) + " / " + (spec.per != nullptr ? spec.per : "1");
+    EXPECT_TRUE(metrics.insert(metric).second) << "duplicate metric " << metric;
     EXPECT_GT(std::string(spec.unit).size(), 0u) << spec.name;
     EXPECT_GT(std::string(spec.description).size(), 10u) << spec.name;
     EXPECT_GT(spec.scale, 0.0) << spec.name;
@@ -25,6 +26,18 @@ TEST(MetricTable, NamesAndMetricsAreUniqueAndEveryEntryIsDescribed) {
       EXPECT_NE(std::string(spec.per).find('.'), std::string::npos) << spec.per;
     }
   }
+}
+
+TEST(MetricTable, DerivedRatiosAreTableRows) {
+  // What experiments once divided by hand: each a ratio of two collected metrics.
+  for (const char* name : {"active_lanes_per_inst", "sectors_per_request", "conflicts_per_load", "l2_hit_rate"}) {
+    const MetricSpec* spec = find_metric(name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_NE(spec->per, nullptr) << name;
+  }
+  const std::vector<const MetricSpec*> specs = {find_metric("sectors_per_request")};
+  const auto counters = counter_values(specs, perfworks_metrics(specs), {4096.0, 128.0});
+  EXPECT_DOUBLE_EQ(counters.at("sectors_per_request"), 32.0);
 }
 
 TEST(MetricTable, RatiosCollectTheirDenominatorOnceAndDivide) {

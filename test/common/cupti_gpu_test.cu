@@ -1,8 +1,8 @@
 // CUPTI counters against traffic that is known by construction.
-#include "common/cupti_profiler.h"
+#include "common/cupti/cupti_profiler.h"
 #include "common/device_memory.h"
-#include "common/gpu_session.h"
-#include "common/metric_table.h"
+#include "common/detail/gpu_session.h"
+#include "common/cupti/metric_table.h"
 #include "kernels/memory/stream_copy.cuh"
 #include "kernels/shared/bank_conflict.cuh"
 #include "test/gpu_test.h"

@@ -1,4 +1,4 @@
-#include "common/cycle_stats.h"
+#include "common/detail/cycle_stats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // A registered benchmark, run through a capturing reporter, emits the counters and context the
 // harness promises.
 #include "common/counter_names.h"
-#include "common/gpu_session.h"
+#include "common/detail/gpu_session.h"
 #include "test/common/self_test_benchmark.h"
 #include "test/gpu_test.h"
 

@@ -1,8 +1,8 @@
 // The harness's own kernels: the SM-clock probe and the stream hold.
 #include "common/device_memory.h"
-#include "common/gpu_session.h"
-#include "common/sm_clock.h"
-#include "common/stream_hold.h"
+#include "common/detail/gpu_session.h"
+#include "common/detail/sm_clock.h"
+#include "common/detail/stream_hold.h"
 #include "test/gpu_test.h"
 
 #include <gtest/gtest.h>

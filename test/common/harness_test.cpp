@@ -1,6 +1,6 @@
 // Without a GPU, a GPU benchmark must end as one skipped row with a one-line reason, not a crash.
 #include "common/benchmark_compat.h"
-#include "common/gpu_session.h"
+#include "common/detail/gpu_session.h"
 #include "test/common/self_test_benchmark.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // The registered benchmark both harness self-tests run: a kernel that spins a known number of cycles.
-#include "common/gpu_fixture.h"
+#include "common/experiment.h"
+#include "common/registry.h"
 #include "test/common/self_test_benchmark.h"
 
 namespace gpubench::testing {
@@ -15,13 +16,13 @@ __global__ void spin_cycles(long long cycles, Clocks clocks) {
   clocks.end(start);
 }
 
-class HarnessSelfTest : public GpuFixture {};
-
-BENCHMARK_DEFINE_F(HarnessSelfTest, Spin)(benchmark::State& state) {
-  run(state, [](cudaStream_t s, Clocks c) { spin_cycles<<<1, 32, 0, s>>>(kSpinCycles, c); });
-  report_per(state, "spin", 2.0);
+void spin(benchmark::State& state) {
+  const RunResult result = run(state, [](cudaStream_t s, Clocks c) { spin_cycles<<<1, 32, 0, s>>>(kSpinCycles, c); });
+  report_per(state, result, "spin", 2.0);
 }
-BENCHMARK_REGISTER_F(HarnessSelfTest, Spin)->Iterations(20);
+
+// Registered at start-up, outside any family: the test binaries run no family registration.
+[[maybe_unused]] const auto* registered = register_gpu_benchmark("HarnessSelfTest/Spin", {}, spin)->Iterations(20);
 
 }  // namespace
 }  // namespace gpubench::testing

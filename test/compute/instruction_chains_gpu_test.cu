@@ -10,12 +10,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace gpubench {
 namespace {
-
-using kernels::Operands;
 
 // Half FMA on the host: the exact a*b+c fits a double, so one rounding to half is the true result.
 std::uint16_t half_fma(std::uint16_t x, std::uint16_t a, std::uint16_t b) {
@@ -28,52 +27,50 @@ std::uint16_t half_fma(std::uint16_t x, std::uint16_t a, std::uint16_t b) {
   return static_cast<__half_raw>(result).x;
 }
 
-template <Instruction I>
-typename kernels::Op<I>::T reference_step(typename kernels::Op<I>::T x) {
-  using O = Operands<I>;
-  if constexpr (I == Instruction::kFfma) return std::fma(x, O::a, O::b);
-  if constexpr (I == Instruction::kFadd) return x + O::b;
-  if constexpr (I == Instruction::kDfma) return std::fma(x, O::a, O::b);
-  if constexpr (I == Instruction::kImad) return x * O::a + O::b;
-  if constexpr (I == Instruction::kHfma2) {
+template <class I>
+typename I::T reference_step(typename I::T x) {
+  using O = I;
+  if constexpr (std::is_same_v<I, kernels::Ffma>) return std::fma(x, O::a, O::b);
+  if constexpr (std::is_same_v<I, kernels::Fadd>) return x + O::b;
+  if constexpr (std::is_same_v<I, kernels::Dfma>) return std::fma(x, O::a, O::b);
+  if constexpr (std::is_same_v<I, kernels::Imad>) return x * O::a + O::b;
+  if constexpr (std::is_same_v<I, kernels::Hfma2>) {
     const std::uint32_t lo = half_fma(x & 0xFFFFu, O::a & 0xFFFFu, O::b & 0xFFFFu);
     const std::uint32_t hi = half_fma(x >> 16, O::a >> 16, O::b >> 16);
     return lo | (hi << 16);
   }
-  if constexpr (I == Instruction::kRsqrt) return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x)));
-  if constexpr (I == Instruction::kSin) return static_cast<float>(std::sin(static_cast<double>(x)));
-  if constexpr (I == Instruction::kEx2) return static_cast<float>(std::exp2(-static_cast<double>(x)));
-  if constexpr (I == Instruction::kSqrt) return std::sqrt(x);
-  if constexpr (I == Instruction::kDiv) return O::a / x;
+  if constexpr (std::is_same_v<I, kernels::Rsqrt>) return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x)));
+  if constexpr (std::is_same_v<I, kernels::Sin>) return static_cast<float>(std::sin(static_cast<double>(x)));
+  if constexpr (std::is_same_v<I, kernels::Ex2>) return static_cast<float>(std::exp2(-static_cast<double>(x)));
+  if constexpr (std::is_same_v<I, kernels::Sqrt>) return std::sqrt(x);
+  if constexpr (std::is_same_v<I, kernels::Div>) return O::a / x;
 }
 
 // Tolerance after `steps` steps: 0 where the PTX operation is correctly rounded.
-template <Instruction I>
+template <class I>
 double tolerance(int steps) {
-  switch (I) {
-    case Instruction::kRsqrt: return 4e-7 * 2;            // relative, 2^-22.9 per step; the chain contracts
-    case Instruction::kEx2: return 4e-7 * 4;              // relative, 2^-22.5 per step; contracts by 0.44
-    case Instruction::kSin: return 6.7e-7 * steps;        // absolute, 2^-20.5 per step; does not contract
-    default: return 0.0;
-  }
+  if constexpr (std::is_same_v<I, kernels::Rsqrt>) return 4e-7 * 2;  // relative, 2^-22.9 per step; the chain contracts
+  if constexpr (std::is_same_v<I, kernels::Ex2>) return 4e-7 * 4;    // relative, 2^-22.5 per step; contracts by 0.44
+  if constexpr (std::is_same_v<I, kernels::Sin>) return 6.7e-7 * steps;  // absolute, 2^-20.5 per step; does not contract
+  return 0.0;
 }
 
-template <Instruction I>
-void expect_close(typename kernels::Op<I>::T got, typename kernels::Op<I>::T want, int steps, const char* what) {
+template <class I>
+void expect_close(typename I::T got, typename I::T want, int steps, const char* what) {
   const double tol = tolerance<I>(steps);
   if (tol == 0.0) {
-    EXPECT_EQ(got, want) << instruction_info(I).name << " " << what;
-  } else if (I == Instruction::kSin) {
-    EXPECT_NEAR(static_cast<double>(got), static_cast<double>(want), tol) << instruction_info(I).name << " " << what;
+    EXPECT_EQ(got, want) << I::info.name << " " << what;
+  } else if (std::is_same_v<I, kernels::Sin>) {
+    EXPECT_NEAR(static_cast<double>(got), static_cast<double>(want), tol) << I::info.name << " " << what;
   } else {
-    EXPECT_NEAR(static_cast<double>(got) / static_cast<double>(want), 1.0, tol) << instruction_info(I).name << " " << what;
+    EXPECT_NEAR(static_cast<double>(got) / static_cast<double>(want), 1.0, tol) << I::info.name << " " << what;
   }
 }
 
-template <Instruction I>
+template <class I>
 void check_latency_chain() {
-  using T = typename kernels::Op<I>::T;
-  using O = Operands<I>;
+  using T = typename I::T;
+  using O = I;
   DeviceBuffer<T> out(1);
   DeviceBuffer<CycleSpan> span(1);
   out.fill_bytes(0xFF);
@@ -86,10 +83,10 @@ void check_latency_chain() {
   expect_close<I>(out.download().front(), want, steps, "latency chain");
 }
 
-template <Instruction I>
+template <class I>
 void check_throughput_chains() {
-  using T = typename kernels::Op<I>::T;
-  using O = Operands<I>;
+  using T = typename I::T;
+  using O = I;
   constexpr int kIlp = 4, kBlocks = 2, kThreads = 64, kRounds = 2;
   std::vector<T> seeds(kIlp);
   for (int j = 0; j < kIlp; ++j) seeds[j] = kernels::chain_seed<I>(j);
@@ -111,12 +108,12 @@ void check_throughput_chains() {
 
 TEST(InstructionChains, LatencyChainsMatchTheHostReference) {
   GPUBENCH_REQUIRE_GPU();
-  kernels::for_each_instruction([](auto tag) { check_latency_chain<decltype(tag)::value>(); });
+  kernels::Instructions::for_each([](auto instruction) { check_latency_chain<decltype(instruction)>(); });
 }
 
 TEST(InstructionChains, IndependentChainsMatchTheHostReference) {
   GPUBENCH_REQUIRE_GPU();
-  kernels::for_each_instruction([](auto tag) { check_throughput_chains<decltype(tag)::value>(); });
+  kernels::Instructions::for_each([](auto instruction) { check_throughput_chains<decltype(instruction)>(); });
 }
 
 }  // namespace

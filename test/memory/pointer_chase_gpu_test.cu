@@ -1,8 +1,8 @@
 // Every chase variant ends where the host's chase of the same chain ends, and continues from there;
 // the device layout of a chain is the host's.
-#include "bench/memory/device_chain.cuh"
+#include "bench/memory/chase/device_chain.cuh"
 #include "common/device_memory.h"
-#include "common/pointer_chain.h"
+#include "bench/memory/chase/pointer_chain.h"
 #include "kernels/memory/pointer_chase.cuh"
 #include "test/gpu_test.h"
 

@@ -3,10 +3,10 @@
 // pass by a kernel that evicts all of L2, so the follower's range shows what was still dirty; then
 // the whole-launch ranges gpubench reports. Not a test: a measurement for docs/counters.md.
 #include "common/cuda_check.h"
-#include "common/cupti_profiler.h"
+#include "common/cupti/cupti_profiler.h"
 #include "common/device_memory.h"
-#include "common/gpu_session.h"
-#include "common/l2_scrub.h"
+#include "common/detail/gpu_session.h"
+#include "common/detail/l2_scrub.h"
 #include "kernels/memory/stream_copy.cuh"
 
 #include <chrono>

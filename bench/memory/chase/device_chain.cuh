@@ -4,7 +4,7 @@
 
 #include "common/cuda_check.h"
 #include "common/device_memory.h"
-#include "common/pointer_chain.h"
+#include "bench/memory/chase/pointer_chain.h"
 #include "kernels/memory/pointer_chase.cuh"
 
 #include <cstdint>
@@ -21,7 +21,8 @@ class DeviceChain {
       : host_(make_chase_chain(bytes, stride, kSeed)),
         value_scale_(static_cast<std::uint32_t>(stride / index_bytes)),
         words_(host_.word_count()),
-        position_(1) {
+        position_(1),
+        stream_(stream) {
     if (index_bytes != 4 && index_bytes != stride)
       throw std::invalid_argument("chain index unit must be a word or the stride");
     if (copies > host_.stride_words) throw std::invalid_argument("more link copies than words in a node");
@@ -29,7 +30,7 @@ class DeviceChain {
       throw std::invalid_argument("set too large for word indices; index by node");
     words_.fill_bytes(0, stream);
     DeviceBuffer<std::uint32_t> next(host_.nodes);
-    next.upload(host_.next);
+    next.upload(host_.next, stream);
     kernels::place_chain_nodes<<<1024, 256, 0, stream>>>(words_.data(), next.data(), host_.nodes, host_.stride_words,
                                                          value_scale_, copies);
     GPUBENCH_CUDA_LAUNCHED();
@@ -44,18 +45,18 @@ class DeviceChain {
   std::uint32_t value_at(std::size_t at) const { return host_.order[at % host_.nodes] * value_scale_; }
   std::uint32_t value_after(std::size_t at, std::size_t steps) const { return value_at(at + steps); }
   // Puts the single-thread walk at place `at` of the cycle.
-  void set_position(std::size_t at) { position_.upload({value_at(at)}); }
+  void set_position(std::size_t at) { position_.upload({value_at(at)}, stream_); }
   // Throws unless the single-thread walk, started at place 0 `steps` loads ago, stands where the host says.
   void expect_position(std::size_t steps) const { expect_walked(position_, 0, steps); }
   // A position of its own at place `at`: for checks that must not move (or restart) the main walk.
   DeviceBuffer<std::uint32_t> position_at(std::size_t at) const {
     DeviceBuffer<std::uint32_t> position(1);
-    position.upload({value_at(at)});
+    position.upload({value_at(at)}, stream_);
     return position;
   }
   // Throws unless `position`, started at place `from`, stands `steps` loads further on, as the host says.
   void expect_walked(const DeviceBuffer<std::uint32_t>& position, std::size_t from, std::size_t steps) const {
-    const std::uint32_t device = position.download().front();
+    const std::uint32_t device = position.download(stream_).front();
     if (device != value_after(from, steps))
       throw std::runtime_error("pointer chase ended on index " + std::to_string(device) + " but the host's chase of the " +
                                "same chain ends on " + std::to_string(value_after(from, steps)));
@@ -67,6 +68,7 @@ class DeviceChain {
   std::uint32_t value_scale_;
   DeviceBuffer<std::uint32_t> words_;
   DeviceBuffer<std::uint32_t> position_;
+  cudaStream_t stream_;  // the stream the chain's kernels run on
 };
 
 }  // namespace gpubench

@@ -1,10 +1,10 @@
 // gpubench: every registered experiment in one binary. Our flags first, then Google Benchmark's.
-#include "common/counter_selection.h"
-#include "common/counter_session.h"
-#include "common/gpu_fixture.h"
-#include "common/gpu_session.h"
-#include "common/metric_table.h"
-#include "common/options.h"
+#include "common/cupti/counter_selection.h"
+#include "common/cupti/counter_session.h"
+#include "common/cupti/metric_table.h"
+#include "common/detail/gpu_session.h"
+#include "common/detail/options.h"
+#include "common/registry.h"
 
 #include <benchmark/benchmark.h>
 
@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
     if (arg.rfind("--benchmark_filter=", 0) == 0 && arg != "--benchmark_filter=." && arg != "--benchmark_filter=all")
       subset_chosen = true;
   }
+  gpubench::register_families(gpubench::Preset::kFull);
   benchmark::Initialize(&argc, argv, print_help);  // exits after --help
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
@@ -80,8 +81,9 @@ int main(int argc, char** argv) {
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  gpubench::CounterSession::get().close();
   gpubench::GpuSession::close();
-  const int failed = gpubench::GpuFixture::failed_benchmarks();
+  const int failed = gpubench::failed_benchmarks();
   if (failed > 0) std::fprintf(stderr, "gpubench: %d benchmark(s) failed; see ERROR rows above\n", failed);
   return failed > 0 ? 3 : 0;
 }

@@ -1,4 +1,7 @@
-#include "common/instructions.h"
+// The instruction descriptions: one per instruction, unique names, and the host facts the compute
+// families derive from them (peak rates, unsupported architectures).
+#include "bench/compute/instruction_support.h"
+#include "kernels/compute/instruction_chains.cuh"
 
 #include <gtest/gtest.h>
 
@@ -8,15 +11,17 @@
 namespace gpubench {
 namespace {
 
-TEST(Instructions, TableHasUniqueNamesAndEveryInstruction) {
+TEST(Instructions, ListHasUniqueNamesAndEveryInstruction) {
   std::set<std::string> names;
-  for (const InstructionInfo& info : instruction_table()) {
-    EXPECT_TRUE(names.insert(info.name).second) << info.name;
-    EXPECT_EQ(&instruction_info(info.id), &info);
-    EXPECT_GE(info.results_per_instruction, 1);
-  }
+  kernels::Instructions::for_each([&](auto instruction) {
+    using I = decltype(instruction);
+    EXPECT_TRUE(names.insert(I::info.name).second) << I::info.name;
+    EXPECT_GE(I::info.results_per_instruction, 1);
+    EXPECT_EQ(std::string(I::info.ptx), I::kPtx);
+  });
   EXPECT_EQ(names.size(), 10u);
-  EXPECT_EQ(instruction_info(Instruction::kHfma2).results_per_instruction, 2);
+  EXPECT_EQ(kernels::Instructions::size, 10);
+  EXPECT_EQ(kernels::Hfma2::info.results_per_instruction, 2);
 }
 
 TEST(Instructions, PeaksComeFromTheArchitectureTable) {
@@ -30,7 +35,7 @@ TEST(Instructions, PeaksComeFromTheArchitectureTable) {
 }
 
 TEST(Instructions, UnsupportedArchitectureIsNamedInTheReason) {
-  const InstructionInfo& ffma = instruction_info(Instruction::kFfma);
+  const InstructionInfo& ffma = kernels::Ffma::info;
   EXPECT_FALSE(unsupported_reason(ffma, 9, 0).has_value());
   EXPECT_FALSE(unsupported_reason(ffma, 7, 5).has_value());
   const auto why = unsupported_reason(ffma, 7, 0);

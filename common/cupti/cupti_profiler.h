@@ -79,4 +79,8 @@ class CuptiProfiler {
   std::unique_ptr<State> state_;
 };
 
+// Ends CUPTI's profiler for the process (after every CuptiProfiler is gone); a later profiler
+// initializes it again.
+void shutdown_cupti_profiler() noexcept;
+
 }  // namespace gpubench

@@ -1,4 +1,4 @@
-#include "common/metric_table.h"
+#include "common/cupti/metric_table.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -26,6 +26,12 @@ const std::vector<MetricSpec>& metric_table() {
        "32-byte sectors requested by global loads at L1/TEX"},
       {"global_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0, "requests",
        "warp-level global load requests at L1/TEX"},
+      {"sectors_per_request", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 1.0, "sectors",
+       "32-byte sectors per warp-level global load request (4 when a warp reads 128 contiguous bytes)",
+       "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},
+      {"conflicts_per_load", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1.0, "conflicts",
+       "shared-memory load bank conflicts per warp-level shared load instruction (k-way: k - 1)",
+       "smsp__inst_executed_op_shared_ld.sum"},
       {"l1_hit_rate", "l1tex__t_sector_hit_rate.pct", 1.0, "%", "L1/TEX sector hit rate"},
       // Not lts__t_sector_hit_rate: that counts every L2 client, not only the SMs, and read 52-116% for
       // single-thread pointer chases on an H100 (60% for one whose every load went to DRAM).
@@ -34,6 +40,9 @@ const std::vector<MetricSpec>& metric_table() {
       {"inst_executed", "smsp__inst_executed.sum", 1.0, "warp instructions", "warp-level instructions executed"},
       {"thread_inst_executed", "smsp__thread_inst_executed.sum", 1.0, "thread instructions",
        "thread-level instructions executed (active lanes summed)"},
+      {"active_lanes_per_inst", "smsp__thread_inst_executed.sum", 1.0, "lanes",
+       "active lanes per warp instruction (32 without divergence, about 32 / paths with it)",
+       "smsp__inst_executed.sum"},
       {"branch_uniformity", "smsp__sass_average_branch_targets_threads_uniform.pct", 1.0, "%",
        "branches whose active threads all took the same target (Nsight Compute's branch efficiency)"},
       {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", 1.0, "%",

@@ -1,4 +1,4 @@
-#include "common/cupti_profiler.h"
+#include "common/cupti/cupti_profiler.h"
 
 #include "common/cuda_check.h"
 
@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <mutex>
 #include <utility>
 
 namespace gpubench {
@@ -52,14 +51,13 @@ CUcontext current_context() {
   return context;
 }
 
-void initialize_profiler_once() {
-  static std::once_flag once;
-  static CUptiResult result = CUPTI_SUCCESS;
-  std::call_once(once, [] {
-    auto params = make_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    result = cuptiProfilerInitialize(&params);
-  });
-  check(result, "cuptiProfilerInitialize");
+bool g_profiler_initialized = false;
+
+void initialize_profiler() {
+  if (g_profiler_initialized) return;
+  auto params = make_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  GPUBENCH_CUPTI(cuptiProfilerInitialize(&params));
+  g_profiler_initialized = true;
 }
 
 void check_device_supported(int device) {
@@ -181,7 +179,7 @@ CuptiProfiler::CuptiProfiler(int device, std::vector<std::string> perfworks_metr
   if (s.metrics.empty()) throw std::invalid_argument("CuptiProfiler needs at least one metric");
   GPUBENCH_CUDA(cudaSetDevice(device));
   const CUcontext context = current_context();
-  initialize_profiler_once();
+  initialize_profiler();
   check_device_supported(device);
 
   auto chip = make_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
@@ -232,90 +230,83 @@ CuptiProfiler& CuptiProfiler::operator=(CuptiProfiler&&) noexcept = default;
 const std::string& CuptiProfiler::chip() const { return state_->chip; }
 std::size_t CuptiProfiler::passes() const { return state_->passes; }
 
-std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::function<void()>& launch_and_sync,
-                                                                const std::function<void()>& prepare,
-                                                                RangeSplit split) {
-  const bool per_kernel = split == RangeSplit::per_kernel;
-  State& s = *state_;
-  std::vector<const char*> names = c_strings(s.metrics);
-  EnabledRangeProfiler profiler(current_context());
+namespace {
 
+// A counter-data image sized for the metrics and up to kMaxRanges ranges, bound to the profiler
+// together with the configuration image.
+std::vector<std::uint8_t> configured_counter_data(CUpti_RangeProfiler_Object* profiler,
+                                                  std::vector<const char*>& names,
+                                                  std::vector<std::uint8_t>& config_image, bool per_kernel) {
   auto size = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-  size.pRangeProfilerObject = profiler.get();
+  size.pRangeProfilerObject = profiler;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
-  size.maxNumOfRanges = kMaxRanges;
-  size.maxNumRangeTreeNodes = kMaxRanges;
+  size.maxNumOfRanges = CuptiProfiler::kMaxRanges;
+  size.maxNumRangeTreeNodes = CuptiProfiler::kMaxRanges;
   GPUBENCH_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
   std::vector<std::uint8_t> counter_data(size.counterDataSize);
 
   auto init = make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-  init.pRangeProfilerObject = profiler.get();
+  init.pRangeProfilerObject = profiler;
   init.counterDataSize = counter_data.size();
   init.pCounterData = counter_data.data();
   GPUBENCH_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
 
   auto config = make_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-  config.pRangeProfilerObject = profiler.get();
-  config.configSize = s.config_image.size();
-  config.pConfig = s.config_image.data();
+  config.pRangeProfilerObject = profiler;
+  config.configSize = config_image.size();
+  config.pConfig = config_image.data();
   config.counterDataImageSize = counter_data.size();
   config.pCounterDataImage = counter_data.data();
   config.range = per_kernel ? CUPTI_AutoRange : CUPTI_UserRange;
   config.replayMode = CUPTI_UserReplay;
-  config.maxRangesPerPass = kMaxRanges;
+  config.maxRangesPerPass = CuptiProfiler::kMaxRanges;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   GPUBENCH_CUPTI(cuptiRangeProfilerSetConfig(&config));
+  return counter_data;
+}
 
-  // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
-  const std::size_t max_passes = s.passes + 2;
-  bool all_passes_done = false;
-  for (std::size_t pass = 0; !all_passes_done; ++pass) {
-    if (pass == max_passes)
-      throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
-                                                          " passes: does the launch run a kernel every time?");
-    auto start = make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-    start.pRangeProfilerObject = profiler.get();
-    GPUBENCH_CUPTI(cuptiRangeProfilerStart(&start));
-    // After Start: starting leaves ~20 MB of CUPTI's own writes dirty in L2 (H100), which a scrub
-    // run before it would not clear and the launch would then evict as if they were its own.
-    if (prepare) prepare();
-    if (per_kernel) {
-      launch_and_sync();
-    } else {
-      auto push = make_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-      push.pRangeProfilerObject = profiler.get();
-      push.pRangeName = "launch";
-      GPUBENCH_CUPTI(cuptiRangeProfilerPushRange(&push));
-      launch_and_sync();
-      auto pop = make_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-      pop.pRangeProfilerObject = profiler.get();
-      GPUBENCH_CUPTI(cuptiRangeProfilerPopRange(&pop));
-    }
-    auto stop = make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-    stop.pRangeProfilerObject = profiler.get();
-    GPUBENCH_CUPTI(cuptiRangeProfilerStop(&stop));
-    all_passes_done = stop.isAllPassSubmitted != 0;
+// One replay pass: `prepare`, then the launch (inside one user range unless CUPTI cuts a range per
+// kernel). Returns whether CUPTI has every pass it needs.
+bool run_pass(CUpti_RangeProfiler_Object* profiler, const std::function<void()>& launch_and_sync,
+              const std::function<void()>& prepare, bool per_kernel) {
+  auto start = make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  start.pRangeProfilerObject = profiler;
+  GPUBENCH_CUPTI(cuptiRangeProfilerStart(&start));
+  // After Start: starting leaves ~20 MB of CUPTI's own writes dirty in L2 (H100), which a scrub
+  // run before it would not clear and the launch would then evict as if they were its own.
+  if (prepare) prepare();
+  if (per_kernel) {
+    launch_and_sync();
+  } else {
+    auto push = make_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+    push.pRangeProfilerObject = profiler;
+    push.pRangeName = "launch";
+    GPUBENCH_CUPTI(cuptiRangeProfilerPushRange(&push));
+    launch_and_sync();
+    auto pop = make_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+    pop.pRangeProfilerObject = profiler;
+    GPUBENCH_CUPTI(cuptiRangeProfilerPopRange(&pop));
   }
+  auto stop = make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  stop.pRangeProfilerObject = profiler;
+  GPUBENCH_CUPTI(cuptiRangeProfilerStop(&stop));
+  return stop.isAllPassSubmitted != 0;
+}
 
-  auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-  decode.pRangeProfilerObject = profiler.get();
-  GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
-  if (decode.numOfRangeDropped > 0)
-    throw CuptiError(CUPTI_ERROR_MAX_LIMIT_REACHED, "the profiled launch ran more than " + std::to_string(kMaxRanges) +
-                                                        " kernels; " + std::to_string(decode.numOfRangeDropped) +
-                                                        " were dropped");
-
+// Every range the counter data holds: its name and its metric values.
+std::vector<CuptiProfiler::Range> evaluate_ranges(CUpti_Profiler_Host_Object* host, std::vector<std::uint8_t>& counter_data,
+                                                  std::vector<const char*>& names) {
   auto info = make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
   GPUBENCH_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
   if (info.numTotalRanges == 0) throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "the profiled launch ran no kernel");
 
-  std::vector<Range> ranges(info.numTotalRanges);
+  std::vector<CuptiProfiler::Range> ranges(info.numTotalRanges);
   for (std::size_t index = 0; index < ranges.size(); ++index) {
     auto name = make_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     name.pCounterDataImage = counter_data.data();
@@ -327,7 +318,7 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
 
     ranges[index].values.resize(names.size());
     auto evaluate = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    evaluate.pHostObject = s.host->get();
+    evaluate.pHostObject = host;
     evaluate.pCounterDataImage = counter_data.data();
     evaluate.counterDataImageSize = counter_data.size();
     evaluate.rangeIndex = index;
@@ -339,12 +330,48 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
   return ranges;
 }
 
+}  // namespace
+
+std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::function<void()>& launch_and_sync,
+                                                                const std::function<void()>& prepare,
+                                                                RangeSplit split) {
+  const bool per_kernel = split == RangeSplit::per_kernel;
+  State& s = *state_;
+  std::vector<const char*> names = c_strings(s.metrics);
+  EnabledRangeProfiler profiler(current_context());
+  std::vector<std::uint8_t> counter_data = configured_counter_data(profiler.get(), names, s.config_image, per_kernel);
+
+  // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
+  const std::size_t max_passes = s.passes + 2;
+  for (std::size_t pass = 0; !run_pass(profiler.get(), launch_and_sync, prepare, per_kernel); ++pass) {
+    if (pass + 1 == max_passes)
+      throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
+                                                          " passes: does the launch run a kernel every time?");
+  }
+
+  auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = profiler.get();
+  GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
+  if (decode.numOfRangeDropped > 0)
+    throw CuptiError(CUPTI_ERROR_MAX_LIMIT_REACHED, "the profiled launch ran more than " + std::to_string(kMaxRanges) +
+                                                        " kernels; " + std::to_string(decode.numOfRangeDropped) +
+                                                        " were dropped");
+  return evaluate_ranges(s.host->get(), counter_data, names);
+}
+
 std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_and_sync,
                                            const std::function<void()>& prepare) {
   std::vector<Range> ranges = profile_ranges(launch_and_sync, prepare, RangeSplit::whole_launch);
   if (ranges.size() != 1)
     throw CuptiError(CUPTI_ERROR_UNKNOWN, "expected one range around the launch, got " + std::to_string(ranges.size()));
   return std::move(ranges.front().values);
+}
+
+void shutdown_cupti_profiler() noexcept {
+  if (!g_profiler_initialized) return;
+  auto params = make_params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+  cuptiProfilerDeInitialize(&params);
+  g_profiler_initialized = false;
 }
 
 }  // namespace gpubench

@@ -1,4 +1,4 @@
-#include "common/options.h"
+#include "common/detail/options.h"
 
 #include <cstring>
 #include <stdexcept>

@@ -4,8 +4,8 @@
 // warning line; a metric this chip lacks is dropped with one warning naming it.
 #pragma once
 
-#include "common/counter_selection.h"
-#include "common/cupti_profiler.h"
+#include "common/cupti/counter_selection.h"
+#include "common/cupti/cupti_profiler.h"
 
 #include <functional>
 #include <map>
@@ -28,6 +28,9 @@ class CounterSession {
   std::map<std::string, double> profile(int device, const std::vector<std::string>& experiment_defaults,
                                         const std::function<void()>& launch_and_sync,
                                         const std::function<void()>& prepare = {});
+
+  // Releases every profiler and CUPTI's profiler itself (before the GPU session closes).
+  void close() noexcept;
 
   // Why counters are off, or empty.
   const std::string& unavailable_reason() const { return unavailable_reason_; }

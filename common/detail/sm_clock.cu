@@ -1,4 +1,4 @@
-#include "common/sm_clock.h"
+#include "common/detail/sm_clock.h"
 
 #include "common/clocks.h"
 #include "common/cuda_check.h"
@@ -33,7 +33,7 @@ double measure_sm_clock_mhz(cudaStream_t stream, int sm_count, std::uint64_t spi
   GPUBENCH_CUDA_LAUNCHED();
   GPUBENCH_CUDA(cudaStreamSynchronize(stream));
   std::vector<double> mhz;
-  for (const ClockSample& s : samples.download())
+  for (const ClockSample& s : samples.download(stream))
     if (s.ns > 0) mhz.push_back(static_cast<double>(s.cycles) / static_cast<double>(s.ns) * 1e3);
   if (mhz.empty()) throw std::runtime_error("SM clock calibration produced no samples");
   std::nth_element(mhz.begin(), mhz.begin() + mhz.size() / 2, mhz.end());

@@ -1,6 +1,6 @@
-#include "common/counter_session.h"
+#include "common/cupti/counter_session.h"
 
-#include "common/metric_table.h"
+#include "common/cupti/metric_table.h"
 
 #include <cstdio>
 
@@ -13,6 +13,11 @@ CounterSession& CounterSession::get() {
 
 void CounterSession::warn_once(const std::string& message) {
   if (warned_.insert(message).second) std::fprintf(stderr, "gpubench: warning: %s\n", message.c_str());
+}
+
+void CounterSession::close() noexcept {
+  profilers_.clear();
+  shutdown_cupti_profiler();
 }
 
 void CounterSession::disable(const std::string& reason) {

@@ -15,7 +15,7 @@ struct HoldFlags {
 };
 
 // A kernel launched for the first time behind a hold would wait for it (lazy module loading waits
-// for the device to idle): launch it once before holding; GpuFixture's warm-up launch does.
+// for the device to idle): launch it once before holding; run()'s warm-up launch does.
 // Where kernel launches return only after the kernel ends (compute-sanitizer serializes them), no
 // hold is possible: probe_stream_hold() tells, so callers time without one.
 class StreamHold {

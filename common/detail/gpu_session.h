@@ -3,10 +3,11 @@
 #pragma once
 
 #include "common/clocks.h"
-#include "common/cycle_stats.h"
+#include "common/detail/cycle_stats.h"
 #include "common/device_info.h"
 #include "common/device_memory.h"
-#include "common/stream_hold.h"
+#include "common/launch.h"
+#include "common/detail/stream_hold.h"
 
 #include <cuda_runtime_api.h>
 
@@ -23,8 +24,6 @@ class GpuUnavailable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-using Launch = std::function<void(cudaStream_t, Clocks)>;
 
 class GpuSession {
  public:

@@ -1,4 +1,4 @@
-#include "common/l2_scrub.h"
+#include "common/detail/l2_scrub.h"
 
 #include "common/cuda_check.h"
 

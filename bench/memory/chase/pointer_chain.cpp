@@ -1,4 +1,4 @@
-#include "common/pointer_chain.h"
+#include "bench/memory/chase/pointer_chain.h"
 
 #include <limits>
 #include <numeric>

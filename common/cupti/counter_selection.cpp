@@ -1,6 +1,6 @@
-#include "common/counter_selection.h"
+#include "common/cupti/counter_selection.h"
 
-#include "common/metric_table.h"
+#include "common/cupti/metric_table.h"
 
 #include <algorithm>
 #include <sstream>

@@ -1,9 +1,10 @@
-#include "common/build_config.h"
-#include "common/gpu_session.h"
+#include "common/detail/build_config.h"
+#include "common/detail/gpu_session.h"
 
+#include "common/arg_cache.h"
 #include "common/cuda_check.h"
-#include "common/l2_scrub.h"
-#include "common/sm_clock.h"
+#include "common/detail/l2_scrub.h"
+#include "common/detail/sm_clock.h"
 
 #include <benchmark/benchmark.h>
 
@@ -15,6 +16,9 @@ namespace gpubench {
 namespace {
 
 int g_selected_device = 0;
+// Held by pointer and closed explicitly: freeing CUDA memory during static destruction races the
+// runtime's own teardown.
+GpuSession* g_session = nullptr;
 bool g_cold_l2 = false;
 constexpr int kSpanRingSize = 1024;
 constexpr std::uint64_t kClockWarmupNs = 30'000'000;   // lets the clock leave its idle state
@@ -64,9 +68,6 @@ void GpuSession::select_device(int index) { g_selected_device = index; }
 void GpuSession::set_cold_l2(bool cold) { g_cold_l2 = cold; }
 bool GpuSession::cold_l2() { return g_cold_l2; }
 
-// Held by pointer and closed explicitly: freeing CUDA memory during static destruction races the
-// runtime's own teardown.
-GpuSession* g_session = nullptr;
 
 GpuSession& GpuSession::get() {
   // A failed open is not cached: every caller gets the same clear error.
@@ -75,6 +76,7 @@ GpuSession& GpuSession::get() {
 }
 
 void GpuSession::close() {
+  release_all_arg_caches();  // experiments' device memory goes before the session's
   delete g_session;
   g_session = nullptr;
 }
@@ -133,7 +135,7 @@ void GpuSession::untimed_launch(const Launch& launch, int slot) {
 
 void GpuSession::collect_spans(int count, CycleStats& stats) {
   if (count == 0) return;
-  const std::vector<CycleSpan> spans = spans_.download(static_cast<std::size_t>(count));
+  const std::vector<CycleSpan> spans = spans_.download(static_cast<std::size_t>(count), stream_.get());
   for (const CycleSpan& span : spans) {
     if (span.stop_clock == 0)
       throw std::runtime_error("the kernel did not record its cycle span (it must call clocks.end())");

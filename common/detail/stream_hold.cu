@@ -1,4 +1,4 @@
-#include "common/stream_hold.h"
+#include "common/detail/stream_hold.h"
 
 #include "common/clocks.h"
 #include "common/cuda_check.h"

@@ -1,0 +1,109 @@
+#include "common/experiment.h"
+
+#include "common/counter_names.h"
+#include "common/cuda_check.h"
+#include "common/cupti/counter_session.h"
+#include "common/detail/cycle_stats.h"
+#include "common/detail/gpu_session.h"
+#include "common/detail/running_case.h"
+
+namespace gpubench {
+namespace {
+
+// One profiled launch (once per pass the counters need), each pass started from a known cache
+// state: an empty L2, or the state the timed launches saw.
+detail::CounterValues profile_counters(const Launch& launch, const RunOptions& options) {
+  GpuSession& session = GpuSession::get();
+  detail::CounterValues values = CounterSession::get().profile(
+      session.device().index, options.counters, [&] { session.untimed_launch(launch, 0); },
+      [&] {
+        // Runs after the profiler has started (its start-up writes are in L2 by then).
+        if (!options.profile_warm) {
+          session.scrub_l2();
+        } else if (options.rewarm) {
+          options.rewarm(session.stream());
+          GPUBENCH_CUDA_LAUNCHED();
+          GPUBENCH_CUDA(cudaStreamSynchronize(session.stream()));
+        } else {
+          session.untimed_launch(launch, 0);
+        }
+      });
+  CycleStats discard;
+  if (!values.empty()) session.collect_spans(1, discard);  // re-poison the slot the profiled launch wrote
+  if (options.ideal_traffic)
+    for (const auto& [name, value] : derive_traffic_counters(values, *options.ideal_traffic)) values[name] = value;
+  return values;
+}
+
+// Profiled once per case: Google Benchmark calls a case several times (iteration-count trials,
+// repetitions) with the same launch, whose counters do not change.
+detail::CounterValues counters_of_case(const Launch& launch, const RunOptions& options) {
+  detail::RunningCase* running = detail::running_case();
+  if (running == nullptr) return profile_counters(launch, options);
+  auto& by_args = running->counters->by_args;
+  auto found = by_args.find(running->args);
+  if (found == by_args.end()) found = by_args.emplace(running->args, profile_counters(launch, options)).first;
+  return found->second;
+}
+
+}  // namespace
+
+std::optional<double> RunResult::counter(const std::string& name) const {
+  const auto found = counters.find(name);
+  if (found == counters.end()) return std::nullopt;
+  return found->second;
+}
+
+RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& options) {
+  GpuSession& session = GpuSession::get();
+  const bool cold = GpuSession::cold_l2();
+  // Untimed first launch: module load, first touch of buffers and launch errors stay out of timing.
+  if (cold) session.scrub_l2();
+  session.untimed_launch(launch, 0);
+  CycleStats warmup;
+  session.collect_spans(1, warmup);
+
+  CycleStats stats;
+  int pending = 0;
+  for (auto _ : state) {
+    if (cold) session.scrub_l2();  // outside the events: only the launch is timed
+    const float ms = session.timed_launch(launch, pending);
+    state.SetIterationTime(static_cast<double>(ms) * 1e-3);
+    if (++pending == session.span_capacity()) {
+      session.collect_spans(pending, stats);
+      pending = 0;
+    }
+  }
+  session.collect_spans(pending, stats);
+
+  RunResult result;
+  result.cycles = stats.mean_cycles();
+  result.cycles_min = stats.min_cycles();
+  result.sm_mhz = stats.sm_mhz().value_or(session.calibrated_sm_mhz());
+  result.ns = cycles_to_ns(result.cycles, result.sm_mhz);
+  state.counters[counters::kCycles] = result.cycles;
+  state.counters[counters::kCyclesMin] = result.cycles_min;
+  state.counters[counters::kSmMhz] = result.sm_mhz;
+  state.counters[counters::kNs] = result.ns;
+  result.counters = counters_of_case(launch, options);
+  for (const auto& [name, value] : result.counters) state.counters[name] = value;
+  return result;
+}
+
+void report_per(benchmark::State& state, const RunResult& result, const std::string& unit, double count) {
+  state.counters[counters::per(counters::kCycles, unit)] = result.cycles / count;
+  state.counters[counters::per(counters::kNs, unit)] = result.ns / count;
+}
+
+double untimed_cycles(const Launch& launch, int launches) {
+  GpuSession& session = GpuSession::get();
+  CycleStats stats;
+  for (int i = 0; i < launches; ++i) session.untimed_launch(launch, i);
+  session.collect_spans(launches, stats);
+  return stats.mean_cycles();
+}
+
+const DeviceInfo& device() { return GpuSession::get().device(); }
+cudaStream_t stream() { return GpuSession::get().stream(); }
+
+}  // namespace gpubench

@@ -1,0 +1,75 @@
+// How experiments join the gpubench binary: through Google Benchmark's public RegisterBenchmark
+// only. A family is a function that registers its benchmarks; GPUBENCH_FAMILY adds it to the list
+// the gpubench main registers once the command line is parsed (presets are known by then).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+// Google Benchmark's handle for a registered benchmark (benchmark::internal::Benchmark up to 1.8,
+// benchmark::Benchmark from 1.9), named through the public API's return type.
+using Benchmark =
+    std::remove_pointer_t<decltype(benchmark::RegisterBenchmark("", std::declval<void (*)(benchmark::State&)>()))>;
+
+using BenchmarkBody = std::function<void(benchmark::State&)>;
+
+// A GPU benchmark: manual (CUDA event) time, and any exception becomes this row's error, so one
+// failure never ends the run. arg_names also tell run() which arguments identify the case.
+Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
+                                  BenchmarkBody body);
+// A host benchmark (no GPU): wall or CPU time as Google Benchmark measures it, errors as above.
+Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
+                                  BenchmarkBody body);
+
+// Benchmarks that ended in an error in this process (gpubench's exit status).
+int failed_benchmarks();
+
+enum class Preset { kQuick, kFull };
+
+// Handed to each family's registration function.
+class Family {
+ public:
+  Family(std::string name, Preset preset) : name_(std::move(name)), preset_(preset) {}
+  const std::string& name() const { return name_; }
+  Preset preset() const { return preset_; }
+  // The full sweep, or the few points that carry the family's answer in the quick preset.
+  template <class T>
+  T pick(T quick, T full) const {
+    return preset_ == Preset::kQuick ? std::move(quick) : std::move(full);
+  }
+  Benchmark* gpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
+    return register_gpu_benchmark(name, arg_names, std::move(body));
+  }
+  Benchmark* cpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
+    return register_cpu_benchmark(name, arg_names, std::move(body));
+  }
+
+ private:
+  std::string name_;
+  Preset preset_;
+};
+
+using FamilyRegistration = void (*)(const Family&);
+
+namespace detail {
+bool add_family(const char* name, FamilyRegistration registration);
+}  // namespace detail
+
+// Registers every family's benchmarks for the preset, in link order. Returns the family names.
+std::vector<std::string> register_families(Preset preset);
+
+}  // namespace gpubench
+
+// GPUBENCH_FAMILY(Divergence) { family.gpu("Divergence/Paths", {"paths"}, body)->Range(1, 32); }
+#define GPUBENCH_FAMILY(Name)                                                                          \
+  static void gpubench_register_##Name(const ::gpubench::Family& family);                              \
+  [[maybe_unused]] static const bool gpubench_family_##Name =                                          \
+      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name);                                \
+  static void gpubench_register_##Name(const ::gpubench::Family& family)
