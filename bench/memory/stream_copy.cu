@@ -1,7 +1,7 @@
 //! Stream copy bandwidth: bytes read + written per GPU second for a copy from L2-resident sizes to
 //! sizes far beyond L2, with the traffic CUPTI measured against the ideal (each byte once).
+#include "bench/memory/copy_buffers.h"
 #include "common/arg_cache.h"
-#include "common/device_memory.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/memory/stream_copy.cuh"
@@ -14,20 +14,11 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 8;
 
-struct CopyBuffers {
-  explicit CopyBuffers(std::size_t count) : in(count), out(count) {
-    in.fill_bytes(0x3C, stream());
-    out.fill_bytes(0, stream());
-  }
-  DeviceBuffer<float4> in;
-  DeviceBuffer<float4> out;
-};
-
 void copy(benchmark::State& state) {
-  static ArgCache<CopyBuffers> buffers;
+  static ArgCache<CopyBuffers<float4>> buffers;
   const std::size_t bytes = static_cast<std::size_t>(state.range(0)) << 20;
   const std::size_t count = bytes / sizeof(float4);
-  CopyBuffers& b = buffers.get({state.range(0)}, [&] { return CopyBuffers(count); });
+  CopyBuffers<float4>& b = buffers.get({state.range(0)}, [&] { return CopyBuffers<float4>(count, count); });
   const int blocks = device().sm_count * kBlocksPerSm;
   RunOptions options{{"l2_read_bytes", "l2_write_bytes", "dram_read_bytes", "dram_write_bytes"}};
   options.ideal_traffic = IdealTraffic{static_cast<double>(count), static_cast<double>(bytes), static_cast<double>(bytes)};

@@ -1,7 +1,7 @@
 //! Coalescing: a warp gathering floats `stride` elements apart. Sectors per request and L2 bytes
 //! per useful byte grow with the stride until every lane needs its own 32-byte sector.
+#include "bench/memory/copy_buffers.h"
 #include "common/arg_cache.h"
-#include "common/device_memory.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/memory/strided_copy.cuh"
@@ -15,19 +15,11 @@ constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 8;
 constexpr std::size_t kOutputFloats = std::size_t{16} << 20;  // 64 MiB written at every stride
 
-struct StridedBuffers {
-  explicit StridedBuffers(int stride) : in(kOutputFloats * static_cast<std::size_t>(stride)), out(kOutputFloats) {
-    in.fill_bytes(0x3C, stream());
-    out.fill_bytes(0, stream());
-  }
-  DeviceBuffer<float> in;
-  DeviceBuffer<float> out;
-};
-
 void gather(benchmark::State& state) {
-  static ArgCache<StridedBuffers> buffers;
+  static ArgCache<CopyBuffers<float>> buffers;
   const int stride = static_cast<int>(state.range(0));
-  StridedBuffers& b = buffers.get({stride}, [&] { return StridedBuffers(stride); });
+  CopyBuffers<float>& b = buffers.get(
+      {stride}, [&] { return CopyBuffers<float>(kOutputFloats * static_cast<std::size_t>(stride), kOutputFloats); });
   const int blocks = device().sm_count * kBlocksPerSm;
   const double useful_bytes = static_cast<double>(kOutputFloats * sizeof(float));
   RunOptions options{
