@@ -1,33 +1,92 @@
-// gpubench: every registered experiment in one binary. Our flags first, then Google Benchmark's.
+// gpubench: every registered experiment in one binary. Our flags first, then Google Benchmark's; at
+// the end, the micro-architecture card derived from the run's own rows.
+#include "app/card_runner.h"
+#include "app/gpu_processes.h"
+#include "app/selection.h"
+#include "common/benchmark_compat.h"
 #include "common/cupti/counter_selection.h"
 #include "common/cupti/counter_session.h"
 #include "common/cupti/metric_table.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/options.h"
+#include "common/detail/run_control.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace {
 
 void print_counter_table() {
-  std::printf("%-26s %-10s %-60s %s\n", "counter", "unit", "Perfworks metric (x scale)", "meaning");
+  std::vector<std::string> metrics;
+  std::size_t name_width = 7, unit_width = 4, metric_width = 26;
   for (const gpubench::MetricSpec& spec : gpubench::metric_table()) {
     std::string metric = spec.perfworks;
     if (spec.scale != 1.0) metric += " x " + std::to_string(static_cast<int>(spec.scale));
     if (spec.per != nullptr) metric += std::string(" / ") + spec.per;
-    std::printf("%-26s %-10s %-60s %s\n", spec.name, spec.unit, metric.c_str(), spec.description);
+    name_width = std::max(name_width, std::strlen(spec.name));
+    unit_width = std::max(unit_width, std::strlen(spec.unit));
+    metric_width = std::max(metric_width, metric.size());
+    metrics.push_back(metric);
+  }
+  const auto row = [&](const char* name, const char* unit, const char* metric, const char* meaning) {
+    std::printf("%-*s  %-*s  %-*s  %s\n", static_cast<int>(name_width), name, static_cast<int>(unit_width), unit,
+                static_cast<int>(metric_width), metric, meaning);
+  };
+  row("counter", "unit", "Perfworks metric (x scale)", "meaning");
+  for (std::size_t i = 0; i < gpubench::metric_table().size(); ++i) {
+    const gpubench::MetricSpec& spec = gpubench::metric_table()[i];
+    row(spec.name, spec.unit, metrics[i].c_str(), spec.description);
   }
 }
 
 void print_help() {
   std::fputs(gpubench::options_usage().c_str(), stdout);
   benchmark::PrintDefaultHelp();
+}
+
+std::string last_filter(int argc, char** argv) {
+  std::string filter;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) filter = argv[i] + 19;
+  return filter;
+}
+
+// Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 128+signal interrupted.
+int finish(const gpubench::Options& options, char** argv) {
+  gpubench::detail::finish_progress();
+  const int failed = gpubench::failed_benchmarks();
+  if (failed > 0) std::fprintf(stderr, "gpubench: %d benchmark(s) failed; see ERROR rows above\n", failed);
+  const bool json_out = !options.out.empty();
+  if (options.card != "none" && (json_out || !options.card.empty())) {
+    if (!json_out) {
+      std::fprintf(stderr, "gpubench: no card: it is built from the JSON; add --benchmark_out=FILE\n");
+    } else {
+      const std::string prefix = options.card.empty() ? options.out + ".card" : options.card;
+      bool ok = false;
+      const std::string card = gpubench::app::make_card(options.out, prefix, argv[0], &ok);
+      if (ok) {
+        // The card follows the console table; with JSON or CSV on stdout it goes to stderr instead.
+        std::FILE* stream = options.format == "console" ? stdout : stderr;
+        std::fprintf(stream, "\n%s\ngpubench: card written to %s.md and %s.json\n", card.c_str(), prefix.c_str(),
+                     prefix.c_str());
+      } else {
+        std::fprintf(stderr, "gpubench: %s\n", card.c_str());
+      }
+    }
+  }
+  if (const int signal = gpubench::detail::interrupt_signal(); signal != 0) {
+    std::fprintf(stderr, "gpubench: interrupted; the rows that finished are in the report\n");
+    return 128 + signal;
+  }
+  return failed > 0 ? 3 : 0;
 }
 
 }  // namespace
@@ -37,7 +96,8 @@ int main(int argc, char** argv) {
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
   gpubench::Options options;
   try {
-    options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"));
+    options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"),
+                                      std::getenv("GPUBENCH_PRESET"));
     gpubench::CounterSession::get().configure(gpubench::CounterSelection::parse(options.counters));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
@@ -47,21 +107,37 @@ int main(int argc, char** argv) {
     print_counter_table();
     return 0;
   }
-  // A chosen subset may hold benchmarks that need no GPU (PointerChaseCPU): without a GPU it still
-  // runs, and its GPU benchmarks end in errors. The whole suite without a GPU stops at once.
-  bool subset_chosen = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--benchmark_filter=", 0) == 0 && arg != "--benchmark_filter=." && arg != "--benchmark_filter=all")
-      subset_chosen = true;
+  const gpubench::Preset preset = options.full ? gpubench::Preset::kFull : gpubench::Preset::kQuick;
+  gpubench::register_families(preset);
+
+  // Asked before the real initialization (listing initializes Google Benchmark in list mode).
+  std::vector<std::string> all, selected;
+  if (!options.help && !options.list_only) {
+    all = gpubench::app::list_selected(argv[0], "");
+    selected = gpubench::app::list_selected(argv[0], last_filter(argc, argv));
   }
-  gpubench::register_families(gpubench::Preset::kFull);
-  benchmark::Initialize(&argc, argv, print_help);  // exits after --help
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+  // Google Benchmark sees: list mode off (the listing above turned it on), the quick preset's min
+  // time, then the user's flags, which win.
+  std::string list_off = "--benchmark_list_tests=false";
+  std::string quick_min_time = "--benchmark_min_time=" + gpubench::min_time_for_version(
+                                   "0.1s", GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
+  std::vector<char*> args = {argv[0], list_off.data()};
+  if (preset == gpubench::Preset::kQuick && !options.min_time_given) args.push_back(quick_min_time.data());
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  int count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&count, args.data(), print_help);  // exits after --help
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
 
   if (options.list_only) {
     benchmark::RunSpecifiedBenchmarks();
     return 0;
+  }
+  if (selected.empty()) {
+    std::fprintf(stderr, "gpubench: no benchmark matches --benchmark_filter=%s in the %s preset\n",
+                 last_filter(argc, argv).c_str(), options.full ? "full" : "quick");
+    return 2;
   }
 
   gpubench::GpuSession::select_device(options.device);
@@ -69,21 +145,38 @@ int main(int argc, char** argv) {
   try {
     gpubench::GpuSession::get().add_benchmark_context();
   } catch (const gpubench::GpuUnavailable& e) {
-    if (!subset_chosen) {
+    // Without a GPU only the selected benchmarks that need none run; a selection with none, or the
+    // whole suite, stops here with the reason.
+    const std::vector<std::string> host = gpubench::app::host_only(selected);
+    const bool whole_suite = selected.size() == all.size();
+    if (host.empty() || whole_suite) {
       std::fprintf(stderr, "gpubench: %s\n", e.what());
       return 1;
     }
-    std::fprintf(stderr, "gpubench: %s; running the chosen benchmarks that need none\n", e.what());
+    std::fprintf(stderr, "gpubench: %s; running the %zu selected benchmark(s) that need none, skipping %zu\n",
+                 e.what(), host.size(), selected.size() - host.size());
+    benchmark::SetBenchmarkFilter(gpubench::app::exact_filter(host));
+    selected = host;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 1;
   }
+  if (gpubench::GpuSession::unavailable_reason() == std::nullopt) {
+    const std::string others = gpubench::app::other_gpu_processes(options.device);
+    benchmark::AddCustomContext("gpubench_other_gpu_processes", others);
+    if (others != "none")
+      std::fprintf(stderr, "gpubench: warning: other processes use this GPU: %s; their work shares the SMs, memory "
+                           "and clocks with the run\n", others.c_str());
+  }
+  benchmark::AddCustomContext("gpubench_preset", options.full ? "full" : "quick");
 
+  gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
+  gpubench::detail::install_interrupt_handlers();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   gpubench::CounterSession::get().close();
   gpubench::GpuSession::close();
-  const int failed = gpubench::failed_benchmarks();
-  if (failed > 0) std::fprintf(stderr, "gpubench: %d benchmark(s) failed; see ERROR rows above\n", failed);
-  return failed > 0 ? 3 : 0;
+  return finish(options, argv);
 }

@@ -3,7 +3,7 @@
 #   kernels/ -> common/ (public headers)
 #   common/  -> common/ (public, detail/, cupti/)
 #   bench/   -> common/ (public headers), kernels/, bench/
-#   app/     -> common/ (all)
+#   app/     -> common/ (all), app/
 #   test/    -> everything
 set(GPUBENCH_VIEWS_DIR "${CMAKE_BINARY_DIR}/include-views")
 
@@ -33,7 +33,7 @@ endfunction()
 gpubench_make_view(kernels PUBLIC_COMMON FOLDERS kernels)
 gpubench_make_view(common FOLDERS common)
 gpubench_make_view(bench PUBLIC_COMMON FOLDERS kernels bench)
-gpubench_make_view(app FOLDERS common)
+gpubench_make_view(app FOLDERS common app)
 
 # gpubench_use_view(<target> <view>): the target's sources include through that view only.
 function(gpubench_use_view target view)

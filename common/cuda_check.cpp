@@ -5,7 +5,10 @@
 namespace gpubench {
 
 std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
-  std::string text = std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+  // The file's name, not its path: messages reach users, whose build trees are theirs.
+  const std::string path(file);
+  const std::string name = path.substr(path.find_last_of('/') + 1);
+  std::string text = name + ":" + std::to_string(line) + ": " + call + " failed: " +
                      cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
   if (code == cudaErrorIllegalAddress || code == cudaErrorLaunchFailure ||
       code == cudaErrorIllegalInstruction || code == cudaErrorMisalignedAddress)
@@ -18,7 +21,8 @@ void throw_cuda_error(cudaError_t code, const char* call, const char* file, int 
 }
 
 void log_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept {
-  // Buffers freed while the process exits find the runtime gone; the driver reclaims them anyway.
+  // A buffer freed after the runtime unloaded (an early exit on an error path) needs no warning: the
+  // driver reclaims it. Normal runs release every buffer before the session closes.
   if (code == cudaErrorCudartUnloading) return;
   std::fprintf(stderr, "gpubench: warning: %s\n", describe_cuda_error(code, call, file, line).c_str());
 }

@@ -5,10 +5,18 @@
 #include "common/cupti/counter_session.h"
 #include "common/detail/cycle_stats.h"
 #include "common/detail/gpu_session.h"
+#include "common/detail/run_control.h"
 #include "common/detail/running_case.h"
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
 
 namespace gpubench {
 namespace {
+
+constexpr double kMinClockFraction = 0.97;  // of the rated SM clock
+constexpr double kMaxClockDrift = 0.01;
 
 // One profiled launch (once per pass the counters need), each pass started from a known cache
 // state: an empty L2, or the state the timed launches saw.
@@ -46,6 +54,21 @@ detail::CounterValues counters_of_case(const Launch& launch, const RunOptions& o
   return found->second;
 }
 
+// Conditions that spoil a row's numbers, said on the row (its label) rather than absorbed.
+std::string clock_warning(const CycleStats& stats, int max_sm_mhz) {
+  std::string warning;
+  const std::optional<double> mhz = stats.sm_mhz();
+  if (mhz && max_sm_mhz > 0 && *mhz < kMinClockFraction * max_sm_mhz)
+    warning = "SM clock " + std::to_string(static_cast<int>(*mhz)) + " MHz, under 97% of the rated " +
+              std::to_string(max_sm_mhz) + " MHz";
+  if (const std::optional<double> drift = stats.clock_drift(); drift && *drift > kMaxClockDrift) {
+    char text[64];
+    std::snprintf(text, sizeof text, "SM clock drifted %.1f%% during the run", *drift * 100.0);
+    warning += (warning.empty() ? "" : "; ") + std::string(text);
+  }
+  return warning;
+}
+
 }  // namespace
 
 std::optional<double> RunResult::counter(const std::string& name) const {
@@ -66,6 +89,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   CycleStats stats;
   int pending = 0;
   for (auto _ : state) {
+    if (detail::interrupted()) throw std::runtime_error("interrupted");
     if (cold) session.scrub_l2();  // outside the events: only the launch is timed
     const float ms = session.timed_launch(launch, pending);
     state.SetIterationTime(static_cast<double>(ms) * 1e-3);
@@ -85,6 +109,10 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   state.counters[counters::kCyclesMin] = result.cycles_min;
   state.counters[counters::kSmMhz] = result.sm_mhz;
   state.counters[counters::kNs] = result.ns;
+  if (const std::string warning = clock_warning(stats, session.device().max_sm_clock_mhz); !warning.empty()) {
+    state.SetLabel(warning);
+    state.counters[counters::kClockFlagged] = 1;
+  }
   result.counters = counters_of_case(launch, options);
   for (const auto& [name, value] : result.counters) state.counters[name] = value;
   return result;

@@ -1,5 +1,6 @@
 #include "common/registry.h"
 
+#include "common/detail/run_control.h"
 #include "common/detail/running_case.h"
 
 #include <atomic>
@@ -38,24 +39,44 @@ namespace {
 
 std::atomic<int> g_failed{0};
 
-// The wrapper every registered body runs in: the case's identity for run(), and exceptions as the
-// row's error.
-BenchmarkBody guarded(std::size_t arg_count, BenchmarkBody body) {
+std::vector<Registration>& registration_list() {
+  static std::vector<Registration> list;
+  return list;
+}
+
+// The wrapper every registered body runs in: progress, the interrupt, the case's identity for run(),
+// and exceptions as the row's error.
+BenchmarkBody guarded(const Registration& registration, std::size_t arg_count, BenchmarkBody body) {
   auto counters = std::make_shared<detail::CaseCounters>();
-  return [arg_count, counters, body = std::move(body)](benchmark::State& state) {
+  return [registration, arg_count, counters, body = std::move(body)](benchmark::State& state) {
     std::vector<std::int64_t> args;
-    for (std::size_t i = 0; i < arg_count; ++i) args.push_back(state.range(i));
+    std::string case_key = registration.name;
+    for (std::size_t i = 0; i < arg_count; ++i) {
+      args.push_back(state.range(i));
+      case_key += "/" + std::to_string(args.back());
+    }
+    detail::note_case_started(registration.family, case_key);
+    if (detail::interrupted()) {
+      state.SkipWithError("interrupted");
+      return;
+    }
     detail::RunningCaseScope scope({counters.get(), std::move(args)});
     try {
       body(state);
     } catch (const std::exception& e) {
-      ++g_failed;
-      state.SkipWithError(e.what());
+      if (!detail::interrupted()) ++g_failed;
+      state.SkipWithError(detail::interrupted() ? "interrupted" : e.what());
     }
   };
 }
 
-Benchmark* with_arg_names(Benchmark* benchmark, const std::vector<std::string>& arg_names) {
+Benchmark* register_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
+                              BenchmarkBody body, const std::string& family, bool needs_gpu) {
+  Registration registration{name, family.empty() ? name.substr(0, name.find('/')) : family, needs_gpu};
+  registration_list().push_back(registration);
+  Benchmark* benchmark =
+      benchmark::RegisterBenchmark(name.c_str(), guarded(registration, arg_names.size(), std::move(body)));
+  if (needs_gpu) benchmark->UseManualTime();
   if (!arg_names.empty()) benchmark->ArgNames(arg_names);
   return benchmark;
 }
@@ -63,15 +84,25 @@ Benchmark* with_arg_names(Benchmark* benchmark, const std::vector<std::string>& 
 }  // namespace
 
 Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body) {
-  Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(arg_names.size(), std::move(body)));
-  return with_arg_names(benchmark->UseManualTime(), arg_names);
+                                  BenchmarkBody body, const std::string& family) {
+  return register_benchmark(name, arg_names, std::move(body), family, true);
 }
 
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body) {
-  return with_arg_names(benchmark::RegisterBenchmark(name.c_str(), guarded(arg_names.size(), std::move(body))),
-                        arg_names);
+                                  BenchmarkBody body, const std::string& family) {
+  return register_benchmark(name, arg_names, std::move(body), family, false);
+}
+
+const std::vector<Registration>& registrations() { return registration_list(); }
+
+const Registration* registration_of(const std::string& instance_name) {
+  const Registration* best = nullptr;
+  for (const Registration& r : registration_list()) {
+    const bool prefixes = instance_name == r.name ||
+                          (instance_name.rfind(r.name, 0) == 0 && instance_name[r.name.size()] == '/');
+    if (prefixes && (best == nullptr || r.name.size() > best->name.size())) best = &r;
+  }
+  return best;
 }
 
 int failed_benchmarks() { return g_failed.load(); }

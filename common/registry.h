@@ -21,12 +21,25 @@ using Benchmark =
 using BenchmarkBody = std::function<void(benchmark::State&)>;
 
 // A GPU benchmark: manual (CUDA event) time, and any exception becomes this row's error, so one
-// failure never ends the run. arg_names also tell run() which arguments identify the case.
+// failure never ends the run. arg_names also tell run() which arguments identify the case. After an
+// interrupt (Ctrl-C) the body no longer runs: the row is skipped as "interrupted".
 Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body);
+                                  BenchmarkBody body, const std::string& family = {});
 // A host benchmark (no GPU): wall or CPU time as Google Benchmark measures it, errors as above.
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body);
+                                  BenchmarkBody body, const std::string& family = {});
+
+// What was registered: the name given (Google Benchmark appends arguments and /manual_time), its
+// family, and whether it runs without a GPU.
+struct Registration {
+  std::string name;
+  std::string family;
+  bool needs_gpu;
+};
+const std::vector<Registration>& registrations();
+// The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
+// '/' boundary), or nullptr.
+const Registration* registration_of(const std::string& instance_name);
 
 // Benchmarks that ended in an error in this process (gpubench's exit status).
 int failed_benchmarks();
@@ -45,10 +58,10 @@ class Family {
     return preset_ == Preset::kQuick ? std::move(quick) : std::move(full);
   }
   Benchmark* gpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
-    return register_gpu_benchmark(name, arg_names, std::move(body));
+    return register_gpu_benchmark(name, arg_names, std::move(body), name_);
   }
   Benchmark* cpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
-    return register_cpu_benchmark(name, arg_names, std::move(body));
+    return register_cpu_benchmark(name, arg_names, std::move(body), name_);
   }
 
  private:

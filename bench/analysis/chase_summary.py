@@ -68,6 +68,26 @@ def level_table(report, family, stride, names=None, tolerance=0.15):
     return levels
 
 
+def tlb_levels(report):
+    """TLB reach from the page-stride chase. Translation misses add a few percent to an L2 hit, so the
+    staircase is read at 2%, not 15%."""
+    return level_table(report, "PointerChase/tlb", None, ["all pages mapped by the nearest TLB", "next TLB level",
+                                                          "next TLB level"], tolerance=0.02)
+
+
+def carveout_edges(report):
+    """{carveout percent: (first level, latency of the level above or None, rows)} from PointerChase/carveout."""
+    carveouts = defaultdict(list)
+    for row in latency_levels.family_rows(report, "PointerChase/carveout"):
+        carveouts[int(row["carveout_percent"])].append(row)
+    edges = {}
+    for percent, rows in sorted(carveouts.items()):
+        levels = latency_levels.find_levels(sorted(by_size(rows, "cycles_per_load").items()))
+        if levels:
+            edges[percent] = (levels[0], levels[1]["latency"] if len(levels) > 1 else None, rows)
+    return edges
+
+
 def print_levels(title, levels, capacity_word="capacity"):
     print(f"### {title}\n")
     print(f"| level | cycles | ns | {capacity_word} (last size on the plateau .. first size above) | points |"
@@ -166,25 +186,17 @@ def main():
             print(f"- {family}: {points[0][1]:.1f} cycles ({ns[0][1]:.1f} ns) at {size_text(points[0][0])}, "
                   f"{points[-1][1]:.1f} cycles ({ns[-1][1]:.1f} ns) at {size_text(points[-1][0])}")
     print()
-    # Translation misses add a few percent to an L2 hit, so the TLB staircase is read at 2%, not 15%.
-    tlb = level_table(report, "PointerChase/tlb", None, ["all pages mapped by the nearest TLB", "next TLB level",
-                                                         "next TLB level"], tolerance=0.02)
+    tlb = tlb_levels(report)
     if tlb:
         print_levels("PointerChase/tlb (ld.cg, one node per 2 MiB page; data stays in L2; levels at 2%)", tlb,
                      "reach")
-    carveouts = defaultdict(list)
-    for row in latency_levels.family_rows(report, "PointerChase/carveout"):
-        carveouts[int(row["carveout_percent"])].append(row)
-    if carveouts:
+    edges = carveout_edges(report)
+    if edges:
         print("### PointerChase/carveout: the L1 edge by preferred shared-memory carveout\n")
         print("| carveout (% shared) | L1 cycles | L1 holds up to | misses from | next level cycles |")
         print("|---:|---:|---|---|---:|")
-        for percent, rows in sorted(carveouts.items()):
-            levels = latency_levels.find_levels(sorted(by_size(rows, "cycles_per_load").items()))
-            if not levels:
-                continue
-            first = levels[0]
-            above = f"{levels[1]['latency']:.1f}" if len(levels) > 1 else "-"
+        for percent, (first, next_latency, _) in edges.items():
+            above = f"{next_latency:.1f}" if next_latency is not None else "-"
             print(f"| {percent} | {first['latency']:.1f} | {size_text(first['min_bytes'])} | "
                   f"{size_text(first['max_bytes']) if first['max_bytes'] else '-'} | {above} |")
         print()

@@ -140,9 +140,11 @@ GPUBENCH_FAMILY(MemoryParallelism) {
                             [](benchmark::State& state) { parallel_chase(state, false); });
   auto* whole_gpu = family.gpu("MemoryParallelism/gpu", {"chains", "warps_per_sm"},
                                [](benchmark::State& state) { parallel_chase(state, true); });
-  for (std::int64_t chains : {1, 2, 4, 8, 16}) {
-    for (std::int64_t threads : {32, 64, 128, 256, 512, 1024}) one_sm->Args({chains, threads});
-    for (std::int64_t warps : {1, 2, 4, 8, 16, 32, 64}) whole_gpu->Args({chains, warps});
+  using Points = std::vector<std::int64_t>;
+  // Quick: one chain against many, one SM's worth of threads, and the whole GPU from few to all warps.
+  for (std::int64_t chains : family.pick<Points>({1, 16}, {1, 2, 4, 8, 16})) {
+    for (std::int64_t threads : family.pick<Points>({1024}, {32, 64, 128, 256, 512, 1024})) one_sm->Args({chains, threads});
+    for (std::int64_t warps : family.pick<Points>({8, 64}, {1, 2, 4, 8, 16, 32, 64})) whole_gpu->Args({chains, warps});
   }
 }
 

@@ -151,29 +151,58 @@ std::vector<std::int64_t> working_sets(std::int64_t from, std::int64_t to) {
 
 GPUBENCH_FAMILY(PointerChase) {
   using kernels::LoadPath;
+  using Sets = std::vector<std::int64_t>;
   constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
+  const bool quick = family.preset() == Preset::kQuick;
   const std::vector<std::string> set_and_stride{"bytes", "stride"};
+  // Quick: sizes on each plateau and on both sides of each edge of the H100/H200 staircase (L1 up to
+  // 192-256 KiB, L2 up to 12-24 MiB then a ramp to DRAM by 48-64 MiB), enough points for the level rule.
   auto* cached = family.gpu("PointerChase/cached", set_and_stride, global_chase<LoadPath::kCached>);
+  for (std::int64_t bytes : family.pick<Sets>({16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 256 * KiB, 384 * KiB,
+                                               1 * MiB, 4 * MiB, 12 * MiB, 16 * MiB, 24 * MiB, 32 * MiB, 48 * MiB,
+                                               64 * MiB, 256 * MiB, GiB},
+                                              working_sets(4 * KiB, GiB)))
+    cached->Args({bytes, 128});
+  if (!quick) {
+    for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
+  }
   auto* l2_only = family.gpu("PointerChase/l2_only", set_and_stride, global_chase<LoadPath::kL2Only>);
-  auto* uncached = family.gpu("PointerChase/volatile", set_and_stride, global_chase<LoadPath::kVolatile>);
-  for (auto* b : {cached, l2_only, uncached})
-    for (std::int64_t bytes : working_sets(4 * KiB, GiB)) b->Args({bytes, 128});
-  for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
+  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, GiB}, working_sets(4 * KiB, GiB))) l2_only->Args({bytes, 128});
+  if (!quick) {
+    auto* uncached = family.gpu("PointerChase/volatile", set_and_stride, global_chase<LoadPath::kVolatile>);
+    for (std::int64_t bytes : working_sets(4 * KiB, GiB)) uncached->Args({bytes, 128});
+  }
 
   // TLB reach: one node per 2 MiB page, data in L2 (a few MiB of lines), so only translation misses
   // add latency. Sets past the GPU's free memory skip with a message.
   auto* tlb = family.gpu("PointerChase/tlb", set_and_stride, global_chase<LoadPath::kL2Only, kPageStride>);
-  for (std::int64_t bytes : working_sets(32 * MiB, 128 * GiB)) tlb->Args({bytes, kPageStride});
+  for (std::int64_t bytes : family.pick<Sets>({32 * MiB, 64 * MiB, 256 * MiB, 512 * MiB, 768 * MiB, GiB, 2 * GiB,
+                                               4 * GiB},
+                                              working_sets(32 * MiB, 128 * GiB)))
+    tlb->Args({bytes, kPageStride});
 
   // The L1 edge under three L1/shared splits (percent of the unified array preferred as shared).
+  // Quick: two sizes each side of each split's edge.
   auto* carveout = family.gpu("PointerChase/carveout", {"bytes", "stride", "carveout"},
                               global_chase<LoadPath::kCached, 4, kCarveoutInstance>);
-  for (std::int64_t percent : {0, 50, 100})
-    for (std::int64_t bytes = 8 * KiB; bytes <= 320 * KiB; bytes += bytes < 64 * KiB ? 8 * KiB : 32 * KiB)
-      carveout->Args({bytes, 128, percent});
+  const std::vector<std::pair<std::int64_t, Sets>> quick_edges = {
+      {0, {160 * KiB, 192 * KiB, 224 * KiB, 256 * KiB}},
+      {50, {64 * KiB, 96 * KiB, 128 * KiB, 160 * KiB}},
+      {100, {8 * KiB, 16 * KiB, 24 * KiB, 32 * KiB}}};
+  for (const auto& [percent, edge_sets] : quick_edges) {
+    Sets sets = edge_sets;
+    if (!quick) {
+      sets.clear();
+      for (std::int64_t bytes = 8 * KiB; bytes <= 320 * KiB; bytes += bytes < 64 * KiB ? 8 * KiB : 32 * KiB)
+        sets.push_back(bytes);
+    }
+    for (std::int64_t bytes : sets) carveout->Args({bytes, 128, percent});
+  }
 
   auto* shared = family.gpu("PointerChase/shared", set_and_stride, shared_chase);
-  for (std::int64_t bytes : {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 224 * KiB}) shared->Args({bytes, 4});
+  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, 64 * KiB},
+                                              {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 224 * KiB}))
+    shared->Args({bytes, 4});
 }
 
 }  // namespace

@@ -30,7 +30,9 @@ void copy(benchmark::State& state) {
 }
 
 GPUBENCH_FAMILY(StreamCopy) {
-  family.gpu("StreamCopy/Copy", {"MiB"}, copy)->RangeMultiplier(4)->Range(4, 1024);
+  auto* copy_rows = family.gpu("StreamCopy/Copy", {"MiB"}, copy);
+  for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({16, 1024}, {4, 16, 64, 256, 1024}))
+    copy_rows->Arg(mib);
 }
 
 }  // namespace

@@ -13,6 +13,20 @@ void CycleStats::add(const CycleSpan& span) {
   sum_cycles_ += static_cast<double>(cycles);
   sum_ns_ += static_cast<double>(span.stop_ns - span.start_ns);
   min_cycles_ = std::min(min_cycles_, cycles);
+  segment_cycles_ += static_cast<double>(cycles);
+  segment_ns_ += static_cast<double>(span.stop_ns - span.start_ns);
+  if (segment_ns_ >= kMinNsForClockEstimate) {
+    const double mhz = segment_cycles_ / segment_ns_ * 1e3;
+    slowest_segment_mhz_ = segments_ == 0 ? mhz : std::min(slowest_segment_mhz_, mhz);
+    fastest_segment_mhz_ = segments_ == 0 ? mhz : std::max(fastest_segment_mhz_, mhz);
+    ++segments_;
+    segment_cycles_ = segment_ns_ = 0.0;
+  }
+}
+
+std::optional<double> CycleStats::clock_drift() const {
+  if (segments_ < 2) return std::nullopt;
+  return (fastest_segment_mhz_ - slowest_segment_mhz_) / slowest_segment_mhz_;
 }
 
 double CycleStats::mean_cycles() const { return count_ ? sum_cycles_ / static_cast<double>(count_) : 0.0; }

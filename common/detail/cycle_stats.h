@@ -22,12 +22,20 @@ class CycleStats {
   double min_cycles() const { return count_ ? static_cast<double>(min_cycles_) : 0.0; }
   // SM clock over all spans, when they cover enough time to beat the timer's granularity.
   std::optional<double> sm_mhz() const;
+  // How far the clock moved during the spans: (fastest - slowest) / slowest over consecutive
+  // segments of at least kMinNsForClockEstimate each; nothing when fewer than two segments exist.
+  std::optional<double> clock_drift() const;
 
  private:
   std::int64_t count_ = 0;
   double sum_cycles_ = 0.0;
   double sum_ns_ = 0.0;
   std::uint64_t min_cycles_ = UINT64_MAX;
+  double segment_cycles_ = 0.0;
+  double segment_ns_ = 0.0;
+  double slowest_segment_mhz_ = 0.0;
+  double fastest_segment_mhz_ = 0.0;
+  int segments_ = 0;
 };
 
 // Cycles at a clock in MHz to nanoseconds.

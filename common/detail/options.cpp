@@ -1,8 +1,13 @@
 #include "common/detail/options.h"
 
+#include "common/benchmark_compat.h"
+
+#include <cstdlib>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 namespace {
@@ -22,40 +27,135 @@ int parse_device_index(const std::string& text, const std::string& source) {
   return value;
 }
 
-bool is_true_flag(const std::string& arg, const std::string& name) {
-  return arg == name || arg == name + "=true" || arg == name + "=1" || arg == name + "=yes";
+bool parse_preset(const std::string& text, const std::string& source) {
+  if (text == "quick") return false;
+  if (text == "full") return true;
+  throw std::invalid_argument(source + " must be quick or full, got '" + text + "'");
+}
+
+// --name, --name=true/1/yes: true; --name=false/0/no: false; anything else is an error. nullopt-like:
+// returns -1 when `arg` is not this flag at all.
+int bool_flag(const std::string& arg, const std::string& name) {
+  if (arg == name) return 1;
+  if (arg.rfind(name + "=", 0) != 0) return -1;
+  const std::string value = arg.substr(name.size() + 1);
+  if (value == "true" || value == "1" || value == "yes") return 1;
+  if (value == "false" || value == "0" || value == "no") return 0;
+  throw std::invalid_argument("'" + arg + "': " + name + " takes true or false");
+}
+
+bool value_of(const std::string& arg, const std::string& name, std::string& value) {
+  if (arg.rfind(name + "=", 0) != 0) return false;
+  value = arg.substr(name.size() + 1);
+  return true;
+}
+
+bool is_number(const std::string& text, bool integer) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  if (integer) {
+    std::strtol(text.c_str(), &end, 10);
+  } else {
+    std::strtod(text.c_str(), &end);
+  }
+  return end != nullptr && *end == '\0';
+}
+
+void require_one_of(const std::string& flag, const std::string& value, const std::set<std::string>& allowed) {
+  if (allowed.count(value)) return;
+  std::string list;
+  for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw std::invalid_argument(flag + "=" + value + ": expected one of " + list);
+}
+
+// Google Benchmark flags whose bad values it would abort on or exit silently for; checked here so the
+// user gets one line and exit 2. Returns the argument as Google Benchmark should see it.
+std::string check_benchmark_flag(const std::string& arg, Options& options) {
+  std::string value;
+  if (value_of(arg, "--benchmark_min_time", value)) {
+    options.min_time_given = true;
+    return "--benchmark_min_time=" +
+           min_time_for_version(value, GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
+  }
+  if (value_of(arg, "--benchmark_min_warmup_time", value) && !is_number(value, false))
+    throw std::invalid_argument(arg + ": expected seconds, e.g. 0.1");
+  if (value_of(arg, "--benchmark_repetitions", value) && (!is_number(value, true) || std::atoi(value.c_str()) < 1))
+    throw std::invalid_argument(arg + ": expected a whole number of at least 1");
+  if (value_of(arg, "--benchmark_format", value)) {
+    require_one_of("--benchmark_format", value, {"console", "json", "csv"});
+    options.format = value;
+  }
+  if (value_of(arg, "--benchmark_out_format", value)) require_one_of("--benchmark_out_format", value, {"console", "json", "csv"});
+  if (value_of(arg, "--benchmark_time_unit", value)) require_one_of("--benchmark_time_unit", value, {"ns", "us", "ms", "s"});
+  if (value_of(arg, "--benchmark_out", value)) options.out = value;
+  return arg;
 }
 
 }  // namespace
 
-Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters) {
+std::string min_time_for_version(const std::string& value, int major, int minor) {
+  const bool modern = major > 1 || minor >= 8;
+  const std::string usage = "--benchmark_min_time=" + value + ": expected seconds (0.5 or 0.5s)" +
+                            std::string(modern ? " or iterations (100x)" : "");
+  if (value.empty()) throw std::invalid_argument(usage);
+  const char last = value.back();
+  const std::string number = (last == 's' || last == 'x') ? value.substr(0, value.size() - 1) : value;
+  if (last == 'x') {
+    if (!is_number(number, true)) throw std::invalid_argument(usage);
+    if (!modern)
+      throw std::invalid_argument("--benchmark_min_time=" + value +
+                                  ": iteration counts need Google Benchmark 1.8 or newer; this gpubench uses " +
+                                  std::to_string(major) + "." + std::to_string(minor));
+    return value;
+  }
+  if (!is_number(number, false) || std::strtod(number.c_str(), nullptr) < 0) throw std::invalid_argument(usage);
+  return modern ? number + "s" : number;
+}
+
+Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters,
+                      const char* env_preset) {
   Options options;
   if (env_device != nullptr && *env_device != '\0')
     options.device = parse_device_index(env_device, "GPUBENCH_DEVICE");
   if (env_counters != nullptr) options.counters = env_counters;
+  if (env_preset != nullptr && *env_preset != '\0') options.full = parse_preset(env_preset, "GPUBENCH_PRESET");
 
+  // Rewritten arguments must outlive argv's use by Google Benchmark.
+  static std::vector<std::string> rewritten;
+  rewritten.reserve(static_cast<std::size_t>(argc));
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    std::string value;
     if (arg.rfind(kFlagPrefix, 0) == 0) {
-      const std::string device_flag = "--gpubench_device=";
-      const std::string counters_flag = "--gpubench_counters=";
-      if (arg.rfind(device_flag, 0) == 0) {
-        options.device = parse_device_index(arg.substr(device_flag.size()), "--gpubench_device");
-      } else if (arg.rfind(counters_flag, 0) == 0) {
-        options.counters = arg.substr(counters_flag.size());
-      } else if (arg == "--gpubench_list_counters") {
-        options.list_counters = true;
-      } else if (is_true_flag(arg, "--gpubench_cold_l2")) {
-        options.cold_l2 = true;
+      int flag = -1;
+      if (value_of(arg, "--gpubench_device", value)) {
+        options.device = parse_device_index(value, "--gpubench_device");
+      } else if (value_of(arg, "--gpubench_counters", value)) {
+        options.counters = value;
+      } else if (value_of(arg, "--gpubench_preset", value)) {
+        options.full = parse_preset(value, "--gpubench_preset");
+      } else if (value_of(arg, "--gpubench_card", value)) {
+        if (value.empty()) throw std::invalid_argument("--gpubench_card needs a path prefix or none");
+        options.card = value;
+      } else if ((flag = bool_flag(arg, "--gpubench_list_counters")) >= 0) {
+        options.list_counters = flag == 1;
+      } else if ((flag = bool_flag(arg, "--gpubench_cold_l2")) >= 0) {
+        options.cold_l2 = flag == 1;
       } else {
         throw std::invalid_argument("unknown flag '" + arg + "' (see --help)");
       }
       continue;  // consumed
     }
-    if (is_true_flag(arg, "--benchmark_list_tests")) options.list_only = true;
+    if (bool_flag(arg, "--benchmark_list_tests") == 1) options.list_only = true;
     if (arg == "--help" || arg == "-h") options.help = true;
-    argv[kept++] = argv[i];
+    const std::string checked = arg.rfind("--benchmark_", 0) == 0 ? check_benchmark_flag(arg, options) : arg;
+    if (checked == arg) {
+      argv[kept++] = argv[i];
+    } else {
+      rewritten.push_back(checked);
+      argv[kept++] = rewritten.back().data();
+    }
   }
   argc = kept;
   argv[argc] = nullptr;
@@ -65,16 +165,25 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
 std::string options_usage() {
   return "gpubench: GPU micro-architecture experiments on Google Benchmark.\n"
          "gpubench flags:\n"
+         "  --gpubench_preset=P       quick (default: every family at the points that carry its answer,\n"
+         "                            about two minutes, min time 0.1 s unless --benchmark_min_time is\n"
+         "                            given) or full (every sweep); environment: GPUBENCH_PRESET\n"
+         "  --gpubench_card=PREFIX    write the card to PREFIX.md / PREFIX.json (default: beside\n"
+         "                            --benchmark_out, as FILE.card.md / .json); none: no card\n"
          "  --gpubench_device=N       GPU to run on (default 0; environment: GPUBENCH_DEVICE)\n"
          "  --gpubench_counters=LIST  hardware counters (environment: GPUBENCH_COUNTERS):\n"
          "                            default (each experiment's own), none, a,b (instead), +a,b (added)\n"
          "  --gpubench_list_counters  print the counter table (names, metrics, units) and exit\n"
-         "  --gpubench_cold_l2        empty L2 before every launch, timed ones included (cold-cache\n"
+         "  --gpubench_cold_l2[=B]    empty L2 before every launch, timed ones included (cold-cache\n"
          "                            times; the same state the counter pass and Nsight Compute start from)\n"
          "Counters: cycles (clock64 span per launch), ns, sm_mhz (clock measured during the run),\n"
          "plus each experiment's own (e.g. cycles_per_path, slowdown). Time is GPU time (manual time).\n"
+         "Filters select within the preset; --benchmark_list_tests lists the preset's rows.\n"
+         "--benchmark_min_time takes 0.5 or 0.5s (and 100x on Google Benchmark 1.8+).\n"
+         "Ctrl-C ends the benchmark in flight, skips the rest as 'interrupted', still writes valid JSON.\n"
          "Examples:\n"
-         "  gpubench --benchmark_filter=Divergence --benchmark_out=run.json\n"
+         "  gpubench --benchmark_out=run.json                 # quick preset, then the card\n"
+         "  gpubench --gpubench_preset=full --benchmark_filter=PointerChase --benchmark_out=chase.json\n"
          "  gpubench --benchmark_list_tests\n\n"
          "Google Benchmark flags:\n";
 }

@@ -1,5 +1,5 @@
 // gpubench's own command-line flags (--gpubench_*), taken out of argv before Google Benchmark
-// parses the rest.
+// parses the rest, and a check of the Google Benchmark flags that its versions would abort on.
 #pragma once
 
 #include <string>
@@ -7,17 +7,30 @@
 namespace gpubench {
 
 struct Options {
-  int device = 0;            // --gpubench_device=N, or GPUBENCH_DEVICE
-  bool list_only = false;    // --benchmark_list_tests: no GPU needed
-  std::string counters;      // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
+  int device = 0;              // --gpubench_device=N, or GPUBENCH_DEVICE
+  bool list_only = false;      // --benchmark_list_tests: no GPU needed
+  std::string counters;        // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
   bool list_counters = false;  // --gpubench_list_counters
-  bool cold_l2 = false;      // --gpubench_cold_l2: empty L2 before every launch
+  bool cold_l2 = false;        // --gpubench_cold_l2: empty L2 before every launch
+  bool full = false;           // --gpubench_preset=full (default quick), or GPUBENCH_PRESET
+  std::string card;            // --gpubench_card=PREFIX: card files; "none": no card; "": beside --benchmark_out
+  std::string out;             // --benchmark_out=FILE, seen (not consumed)
+  std::string format = "console";  // --benchmark_format, seen
+  bool min_time_given = false;     // --benchmark_min_time, seen
   bool help = false;
 };
 
-// Removes gpubench flags from argv (argc shrinks). Throws std::invalid_argument naming a bad flag.
-// env_device / env_counters are GPUBENCH_DEVICE / GPUBENCH_COUNTERS or nullptr; flags win.
-Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters = nullptr);
+// Removes gpubench flags from argv (argc shrinks), checks Google Benchmark's flags that take values
+// and rewrites --benchmark_min_time to the form this Google Benchmark understands. Throws
+// std::invalid_argument naming a bad flag. env_* are GPUBENCH_DEVICE / GPUBENCH_COUNTERS /
+// GPUBENCH_PRESET or nullptr; flags win.
+Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters = nullptr,
+                      const char* env_preset = nullptr);
+
+// --benchmark_min_time's value for Google Benchmark major.minor: 1.8+ takes "<seconds>s", "<seconds>"
+// and "<iterations>x"; 1.7 only "<seconds>". Throws std::invalid_argument when malformed or when this
+// version cannot express it.
+std::string min_time_for_version(const std::string& value, int major, int minor);
 
 std::string options_usage();
 

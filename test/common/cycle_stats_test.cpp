@@ -54,5 +54,22 @@ TEST(CyclesToNs, ConvertsAtTheGivenClock) {
   EXPECT_THROW(cycles_to_ns(1.0, 0.0), std::invalid_argument);
 }
 
+TEST(CycleStats, ClockDriftComparesSegmentsOfEnoughTime) {
+  CycleStats steady;
+  for (int i = 0; i < 10; ++i) steady.add(span(200'000, 100'000));  // 2000 MHz, 100 us each
+  ASSERT_TRUE(steady.clock_drift().has_value());
+  EXPECT_NEAR(*steady.clock_drift(), 0.0, 1e-12);
+
+  CycleStats slowing;
+  for (int i = 0; i < 4; ++i) slowing.add(span(200'000, 100'000));  // two segments at 2000 MHz
+  for (int i = 0; i < 4; ++i) slowing.add(span(190'000, 100'000));  // two at 1900 MHz
+  ASSERT_TRUE(slowing.clock_drift().has_value());
+  EXPECT_NEAR(*slowing.clock_drift(), 100.0 / 1900.0, 1e-9);
+
+  CycleStats short_run;
+  short_run.add(span(200'000, 100'000));
+  EXPECT_FALSE(short_run.clock_drift().has_value());
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -92,6 +92,67 @@ TEST(Options, ColdL2IsOffUnlessAsked) {
   EXPECT_FALSE(parse_options(b.argc, b.pointers.data(), nullptr).cold_l2);
   Argv c({"gpubench", "--gpubench_cold_l2=maybe"});
   EXPECT_THROW(parse_options(c.argc, c.pointers.data(), nullptr), std::invalid_argument);
+  Argv d({"gpubench", "--gpubench_cold_l2=true", "--gpubench_cold_l2=false"});
+  EXPECT_FALSE(parse_options(d.argc, d.pointers.data(), nullptr).cold_l2);
+  EXPECT_EQ(d.argc, 1);
+}
+
+TEST(Options, PresetIsQuickUnlessFullIsAsked) {
+  Argv a({"gpubench"});
+  EXPECT_FALSE(parse_options(a.argc, a.pointers.data(), nullptr).full);
+  Argv b({"gpubench", "--gpubench_preset=full"});
+  EXPECT_TRUE(parse_options(b.argc, b.pointers.data(), nullptr).full);
+  Argv c({"gpubench"});
+  EXPECT_TRUE(parse_options(c.argc, c.pointers.data(), nullptr, nullptr, "full").full);
+  Argv d({"gpubench", "--gpubench_preset=quick"});
+  EXPECT_FALSE(parse_options(d.argc, d.pointers.data(), nullptr, nullptr, "full").full);  // the flag wins
+  Argv e({"gpubench", "--gpubench_preset=fast"});
+  EXPECT_THROW(parse_options(e.argc, e.pointers.data(), nullptr), std::invalid_argument);
+}
+
+TEST(Options, CardPrefixAndTheOutputFlagsAreSeen) {
+  Argv a({"gpubench", "--gpubench_card=results/card", "--benchmark_out=run.json", "--benchmark_format=json"});
+  const Options o = parse_options(a.argc, a.pointers.data(), nullptr);
+  EXPECT_EQ(o.card, "results/card");
+  EXPECT_EQ(o.out, "run.json");
+  EXPECT_EQ(o.format, "json");
+  EXPECT_EQ(a.argc, 3);  // Google Benchmark's flags stay for it
+  Argv b({"gpubench", "--gpubench_card="});
+  EXPECT_THROW(parse_options(b.argc, b.pointers.data(), nullptr), std::invalid_argument);
+}
+
+TEST(Options, MinTimeTakesEitherFormAndBecomesWhatThisVersionReads) {
+  EXPECT_EQ(min_time_for_version("0.05s", 1, 7), "0.05");
+  EXPECT_EQ(min_time_for_version("0.05", 1, 7), "0.05");
+  EXPECT_EQ(min_time_for_version("0.05", 1, 8), "0.05s");
+  EXPECT_EQ(min_time_for_version("0.05s", 1, 9), "0.05s");
+  EXPECT_EQ(min_time_for_version("100x", 1, 8), "100x");
+  EXPECT_THROW(min_time_for_version("100x", 1, 7), std::invalid_argument);  // 1.7 cannot say it
+  for (const char* bad : {"", "abc", "s", "x", "1.5x", "-1", "0.1ms"})
+    EXPECT_THROW(min_time_for_version(bad, 1, 8), std::invalid_argument) << bad;
+
+  Argv a({"gpubench", "--benchmark_min_time=0.2s"});
+  const Options o = parse_options(a.argc, a.pointers.data(), nullptr);
+  EXPECT_TRUE(o.min_time_given);
+  ASSERT_EQ(a.argc, 2);
+  const std::string rewritten = a.pointers[1];
+  EXPECT_TRUE(rewritten == "--benchmark_min_time=0.2s" || rewritten == "--benchmark_min_time=0.2") << rewritten;
+}
+
+TEST(Options, MalformedGoogleBenchmarkFlagsAreOneLineErrors) {
+  for (const char* bad : {"--benchmark_min_time=abc", "--benchmark_repetitions=0", "--benchmark_repetitions=two",
+                          "--benchmark_format=xml", "--benchmark_out_format=yaml", "--benchmark_time_unit=h",
+                          "--benchmark_min_warmup_time=soon"}) {
+    Argv a({"gpubench", bad});
+    try {
+      parse_options(a.argc, a.pointers.data(), nullptr);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const std::invalid_argument& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+      EXPECT_NE(message.find(std::string(bad).substr(0, std::string(bad).find('='))), std::string::npos) << message;
+    }
+  }
 }
 
 }  // namespace

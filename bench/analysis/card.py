@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""The micro-architecture card of one gpubench run: what the chip's experiments concluded, each value
+naming the benchmark row(s) it came from, "not measured" where the run had no such row.
+
+    card.py run.json [more.json ...] [--out PREFIX] [--plots]   writes PREFIX.md and PREFIX.json
+    card.py --compare a.card.json b.card.json [--tolerance 0.02]  values the two cards share, side by side
+
+gpubench runs this at the end of a run written with --benchmark_out (PREFIX defaults to FILE.card).
+The rules live in one place each: memory levels, TLB reach and carveout edges in latency_levels.py and
+chase_summary.py (the staircase rule), the rest below.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chase_summary  # noqa: E402
+import latency_levels  # noqa: E402
+
+NOT_MEASURED = "not measured"
+SECTIONS = ["Memory latency", "TLB and carveout", "Compute", "Control flow and shared memory", "Bandwidth"]
+INSTRUCTIONS = [("ffma", "FP32 FMA"), ("dfma", "FP64 FMA"), ("hfma2", "FP16x2 FMA"), ("rsqrt", "MUFU rsqrt"),
+                ("ex2", "MUFU ex2"), ("sin", "MUFU sin")]
+
+
+def rows_of(report, family, metric):
+    return latency_levels.family_rows(report, family, metric)
+
+
+def short(name):
+    """A row's name without Google Benchmark's time suffix."""
+    return re.sub(r"/(manual_time|real_time)$", "", name)
+
+
+def span(family, sizes, rest=""):
+    """"PointerChase/cached/bytes:16384..196608/stride:128 (4 rows)"."""
+    sizes = sorted(int(s) for s in sizes)
+    text = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}..{sizes[-1]}"
+    return f"{family}/bytes:{text}{rest} ({len(sizes)} row{'s' if len(sizes) > 1 else ''})"
+
+
+class Card:
+    def __init__(self, report):
+        self.report = report
+        self.context = report.get("context", {})
+        self.values = []
+
+    def add(self, key, section, label, value, unit, source, text=None):
+        self.values.append({"key": key, "section": section, "label": label, "value": value, "unit": unit,
+                            "source": source, "text": text})
+
+    def missing(self, key, section, label, unit=""):
+        self.add(key, section, label, None, unit, None)
+
+    # --- the rules -------------------------------------------------------------------------------
+    def memory(self):
+        section = "Memory latency"
+        levels = chase_summary.level_table(self.report, "PointerChase/cached", 128)
+        by_name = {level["name"]: level for level in levels}
+        for name in ("L1", "L2", "L2 (far)", "DRAM"):
+            key = "memory." + name.lower().replace(" (far)", "_far")
+            level = by_name.get(name)
+            if level is None:
+                if name != "L2 (far)":
+                    self.missing(key + ".cycles", section, f"{name} hit latency", "cycles")
+                continue
+            source = span("PointerChase/cached", level["sizes"], "/stride:128")
+            self.add(key + ".cycles", section, f"{name} hit latency", level["latency"], "cycles", source,
+                     f"{level['latency']:.1f} cycles, {level['ns']:.1f} ns")
+            self.add(key + ".ns", section, f"{name} hit latency (ns)", level["ns"], "ns", source)
+            if level["max_bytes"] is not None:
+                self.add(key + ".capacity_bytes", section, f"{name} capacity edge", level["min_bytes"], "bytes",
+                         source, f"holds {chase_summary.size_text(level['min_bytes'])}, misses from "
+                                 f"{chase_summary.size_text(level['max_bytes'])}")
+        shared = rows_of(self.report, "PointerChase/shared", "cycles_per_load")
+        if shared:
+            cycles = statistics.median(float(r["cycles_per_load"]) for r in shared)
+            ns = statistics.median(float(r["ns_per_load"]) for r in shared)
+            source = span("PointerChase/shared", [r["working_set_bytes"] for r in shared], "/stride:4")
+            self.add("memory.shared.cycles", section, "shared-memory load latency", cycles, "cycles", source,
+                     f"{cycles:.1f} cycles, {ns:.1f} ns")
+        else:
+            self.missing("memory.shared.cycles", section, "shared-memory load latency", "cycles")
+
+    def tlb_and_carveout(self):
+        section = "TLB and carveout"
+        levels = chase_summary.tlb_levels(self.report)
+        if len(levels) >= 2:
+            first = levels[0]
+            source = span("PointerChase/tlb", first["sizes"] + levels[1]["sizes"], "/stride:2097152")
+            self.add("tlb.reach_bytes", section, "TLB reach (2 MiB pages, L2-resident data)", first["min_bytes"],
+                     "bytes", source, f"{chase_summary.size_text(first['min_bytes'])} .. "
+                                      f"{chase_summary.size_text(first['max_bytes'])}, then "
+                                      f"+{levels[1]['latency'] - first['latency']:.1f} cycles per load")
+        else:
+            self.missing("tlb.reach_bytes", section, "TLB reach (2 MiB pages, L2-resident data)", "bytes")
+        edges = chase_summary.carveout_edges(self.report)
+        for percent in (0, 50, 100):
+            label = f"L1 capacity with {percent}% preferred as shared"
+            if percent not in edges or edges[percent][0]["max_bytes"] is None:
+                self.missing(f"carveout.{percent}.l1_bytes", section, label, "bytes")
+                continue
+            first, _, rows = edges[percent]
+            self.add(f"carveout.{percent}.l1_bytes", section, label, first["min_bytes"], "bytes",
+                     span("PointerChase/carveout", [r["working_set_bytes"] for r in rows], f"/carveout:{percent}"),
+                     f"holds {chase_summary.size_text(first['min_bytes'])}, misses from "
+                     f"{chase_summary.size_text(first['max_bytes'])}")
+
+    def compute(self):
+        section = "Compute"
+        for name, label in INSTRUCTIONS:
+            latency = rows_of(self.report, f"InstructionLatency/{name}", "cycles_per_op")
+            if latency:
+                row = latency[0]
+                self.add(f"compute.{name}.latency_cycles", section, f"{label} latency", float(row["cycles_per_op"]),
+                         "cycles", short(row["name"]),
+                         f"{float(row['cycles_per_op']):.2f} cycles, {float(row['ns_per_op']):.2f} ns")
+            else:
+                self.missing(f"compute.{name}.latency_cycles", section, f"{label} latency", "cycles")
+            cells = rows_of(self.report, f"InstructionThroughput/{name}", "fraction_of_peak")
+            if cells:
+                best = max(cells, key=lambda r: float(r["fraction_of_peak"]))
+                fraction = float(best["fraction_of_peak"])
+                self.add(f"compute.{name}.fraction_of_peak", section, f"{label} throughput", fraction, "of peak",
+                         short(best["name"]) + f" (best of {len(cells)} cells)",
+                         f"{fraction:.1%} of peak, {float(best['tops']):.1f} T results/s")
+            else:
+                self.missing(f"compute.{name}.fraction_of_peak", section, f"{label} throughput", "of peak")
+
+    def control_and_shared(self):
+        section = "Control flow and shared memory"
+        paths = {int(re.search(r"paths:(\d+)", r["name"]).group(1)): r
+                 for r in rows_of(self.report, "Divergence/Paths", "slowdown")}
+        for count in (2, 32):
+            if count in paths:
+                row = paths[count]
+                self.add(f"divergence.slowdown_{count}", section, f"{count}-way divergent warp",
+                         float(row["slowdown"]), "x", short(row["name"]),
+                         f"{float(row['slowdown']):.2f}x the converged warp, "
+                         f"{float(row['cycles_per_path']):.0f} cycles per path")
+            else:
+                self.missing(f"divergence.slowdown_{count}", section, f"{count}-way divergent warp", "x")
+        ways = sorted((int(re.search(r"ways:(\d+)", r["name"]).group(1)), float(r["cycles_per_load"]))
+                      for r in rows_of(self.report, "SharedBankConflict/Ways", "cycles_per_load"))
+        if len(ways) >= 2:
+            # Least squares over the ways: the cycles each extra conflicting word adds to a warp's load.
+            mean_w = statistics.mean(w for w, _ in ways)
+            mean_c = statistics.mean(c for _, c in ways)
+            slope = sum((w - mean_w) * (c - mean_c) for w, c in ways) / sum((w - mean_w) ** 2 for w, _ in ways)
+            self.add("shared.cycles_per_conflict_way", section, "shared-memory bank conflict", slope,
+                     "cycles per way", f"SharedBankConflict/Ways/ways:{ways[0][0]}..{ways[-1][0]} ({len(ways)} rows)",
+                     f"{slope:.2f} cycles per way (1 way: {ways[0][1]:.2f}, {ways[-1][0]} ways: "
+                     f"{ways[-1][1]:.2f} cycles per warp load)")
+        else:
+            self.missing("shared.cycles_per_conflict_way", section, "shared-memory bank conflict", "cycles per way")
+
+    def bandwidth(self):
+        section = "Bandwidth"
+        copies = rows_of(self.report, "StreamCopy/Copy", "bytes_per_second")
+        peak = float(self.context.get("gpu_dram_bandwidth_theoretical_gbs", 0) or 0) * 1e9
+        if copies:
+            largest = max(copies, key=lambda r: float(r.get("working_set_bytes", 0)))
+            rate = float(largest["bytes_per_second"])
+            text = f"{rate / 1e12:.2f} TB/s read + written"
+            if peak > 0:
+                text += f", {rate / peak:.1%} of the theoretical {peak / 1e12:.2f} TB/s"
+                self.add("bandwidth.stream_copy.fraction", section, "stream copy (DRAM)", rate / peak,
+                         "of theoretical", short(largest["name"]), text)
+            self.add("bandwidth.stream_copy.bytes_per_second", section, "stream copy (DRAM) rate", rate, "B/s",
+                     short(largest["name"]))
+        else:
+            self.missing("bandwidth.stream_copy.fraction", section, "stream copy (DRAM)", "of theoretical")
+        self.missing("bandwidth.levels", section, "L1 / L2 / DRAM read bandwidth by working set", "B/s")
+
+    def build(self):
+        self.memory()
+        self.tlb_and_carveout()
+        self.compute()
+        self.control_and_shared()
+        self.bandwidth()
+        return self
+
+    # --- output -----------------------------------------------------------------------------------
+    def device(self):
+        c = self.context
+        flagged = sum(1 for r in self.report.get("benchmarks", []) if r.get("clock_flagged"))
+        return {
+            "name": c.get("gpu_name", NOT_MEASURED),
+            "compute_capability": c.get("gpu_compute_capability"),
+            "sm_count": c.get("gpu_sm_count"),
+            "sm_clock_mhz_measured": c.get("gpu_sm_clock_mhz_measured"),
+            "sm_clock_mhz_max": c.get("gpu_sm_clock_mhz_max"),
+            "l2_bytes": c.get("gpu_l2_bytes"),
+            "dram_bandwidth_theoretical_gbs": c.get("gpu_dram_bandwidth_theoretical_gbs"),
+            "driver": c.get("cuda_driver_version"),
+            "runtime": c.get("cuda_runtime_version"),
+            "preset": c.get("gpubench_preset", "unknown"),
+            "cold_l2": c.get("gpubench_cold_l2"),
+            "other_gpu_processes": c.get("gpubench_other_gpu_processes", "unknown"),
+            "rows": sum(1 for r in self.report.get("benchmarks", []) if r.get("run_type") == "iteration"),
+            "rows_clock_flagged": flagged,
+            "date": c.get("date"),
+        }
+
+    def to_json(self):
+        return {"device": self.device(), "values": self.values}
+
+    def to_markdown(self, plots_note=""):
+        d = self.device()
+        lines = [f"# Micro-architecture card: {d['name']}", ""]
+        lines.append(f"sm_{str(d['compute_capability']).replace('.', '')}, {d['sm_count']} SMs, SM clock measured "
+                     f"{d['sm_clock_mhz_measured']} MHz (rated {d['sm_clock_mhz_max']}), L2 "
+                     f"{chase_summary.size_text(float(d['l2_bytes'] or 0))}, driver {d['driver']}, runtime "
+                     f"{d['runtime']}; preset {d['preset']}, {d['rows']} rows, {d['date']}.")
+        warnings = []
+        if d["other_gpu_processes"] not in ("none", "unknown"):
+            warnings.append(f"other processes used the GPU when the run started: {d['other_gpu_processes']}")
+        if d["rows_clock_flagged"]:
+            warnings.append(f"{d['rows_clock_flagged']} row(s) ran with the SM clock under 97% of rated or drifting "
+                            "over 1% (see their labels)")
+        for warning in warnings:
+            lines += ["", f"**Warning:** {warning}."]
+        for section in SECTIONS:
+            # ns and rates are in their sibling's text; the JSON keeps them as values of their own.
+            entries = [v for v in self.values if v["section"] == section
+                       and not v["key"].endswith((".ns", ".bytes_per_second"))]
+            if not entries:
+                continue
+            lines += ["", f"## {section}", "", "| quantity | value | from |", "|---|---|---|"]
+            for v in entries:
+                if v["value"] is None:
+                    lines.append(f"| {v['label']} | {NOT_MEASURED} | - |")
+                else:
+                    text = v["text"] or f"{v['value']:.4g} {v['unit']}"
+                    lines.append(f"| {v['label']} | {text} | `{v['source']}` |")
+        if plots_note:
+            lines += ["", plots_note]
+        return "\n".join(lines) + "\n"
+
+
+def write_plots(report, prefix):
+    """Figures next to the card; the note says what was written, or how to get them."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ("Plots: not drawn, matplotlib is not installed for this python3 (Debian: `apt-get install "
+                "python3-matplotlib`; or `python3 -m pip install matplotlib`), then run "
+                f"`python3 {os.path.abspath(__file__)} RUN.json --out {prefix} --plots`.")
+    import plot_latency
+    device = report.get("context", {}).get("gpu_name", "GPU")
+    wrote = []
+    for make, suffix in ((plot_latency.latency_figure, "-latency.png"),
+                         (plot_latency.carveout_figure, "-carveout.png"),
+                         (plot_latency.parallelism_figure, "-parallelism.png")):
+        if make(plt, report, device, prefix + suffix):
+            wrote.append(os.path.basename(prefix + suffix))
+        plt.close("all")
+    return "Plots: " + ", ".join(wrote) + "." if wrote else ""
+
+
+def compare(paths, tolerance):
+    cards = []
+    for path in paths:
+        with open(path) as f:
+            cards.append({v["key"]: v for v in json.load(f)["values"] if v["value"] is not None})
+    shared = [key for key in cards[0] if key in cards[1]]
+    print(f"| value | {os.path.basename(paths[0])} | {os.path.basename(paths[1])} | difference |")
+    print("|---|---:|---:|---:|")
+    worst = 0.0
+    for key in shared:
+        a, b = cards[0][key]["value"], cards[1][key]["value"]
+        diff = abs(a - b) / max(abs(a), abs(b)) if max(abs(a), abs(b)) > 0 else 0.0
+        worst = max(worst, diff)
+        print(f"| {key} | {a:.5g} | {b:.5g} | {diff:.2%}{' **over tolerance**' if diff > tolerance else ''} |")
+    print(f"\n{len(shared)} shared values; largest difference {worst:.2%} (tolerance {tolerance:.0%}).")
+    only = [k for k in cards[0] if k not in cards[1]] + [k for k in cards[1] if k not in cards[0]]
+    if only:
+        print("In one card only: " + ", ".join(only))
+    return 0 if worst <= tolerance else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", nargs="+", help="gpubench --benchmark_out JSON (or two cards with --compare)")
+    parser.add_argument("--out", help="prefix of the card files (default: the first JSON + .card)")
+    parser.add_argument("--plots", action="store_true", help="draw figures next to the card (needs matplotlib)")
+    parser.add_argument("--compare", action="store_true", help="compare two .card.json files")
+    parser.add_argument("--tolerance", type=float, default=0.02)
+    args = parser.parse_args()
+    if args.compare:
+        if len(args.json) != 2:
+            parser.error("--compare takes two .card.json files")
+        return compare(args.json, args.tolerance)
+    reports = []
+    for path in args.json:
+        with open(path) as f:
+            reports.append(json.load(f))
+    devices = {r.get("context", {}).get("gpu_name") for r in reports} - {None}
+    if len(devices) > 1:
+        print("card.py: the inputs come from different GPUs (" + ", ".join(sorted(devices)) + "); a card is one chip's",
+              file=sys.stderr)
+        return 2
+    report = chase_summary.merge(reports)
+    card = Card(report).build()
+    prefix = args.out or args.json[0] + ".card"
+    note = write_plots(report, prefix) if args.plots else ""
+    with open(prefix + ".json", "w") as f:
+        json.dump(card.to_json(), f, indent=1)
+    with open(prefix + ".md", "w") as f:
+        f.write(card.to_markdown(note))
+    print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

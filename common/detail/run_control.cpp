@@ -1,0 +1,93 @@
+#include "common/detail/run_control.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <set>
+
+namespace gpubench::detail {
+namespace {
+
+std::atomic<int> g_signal{0};
+
+extern "C" void on_signal(int signal) {
+  if (g_signal.exchange(signal) != 0) {
+    std::signal(signal, SIG_DFL);  // a second signal: stop now
+    std::raise(signal);
+  }
+}
+
+using Clock = std::chrono::steady_clock;
+
+struct Progress {
+  std::vector<std::pair<std::string, int>> families;
+  int rows = 0;
+  int rows_started = 0;
+  int family_index = -1;
+  std::string family;
+  std::string last_case;
+  std::set<std::string> started;
+  Clock::time_point start = Clock::now();
+  Clock::time_point last_line = Clock::now();
+  bool active = false;
+};
+
+Progress& progress() {
+  static Progress p;
+  return p;
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+void install_interrupt_handlers() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+}
+
+bool interrupted() { return g_signal.load() != 0; }
+int interrupt_signal() { return g_signal.load(); }
+void request_interrupt(int signal) { g_signal.store(signal); }
+
+void set_progress_plan(std::vector<std::pair<std::string, int>> families) {
+  Progress& p = progress();
+  p = Progress();
+  for (const auto& family : families) p.rows += family.second;
+  p.families = std::move(families);
+  p.active = true;
+}
+
+void note_case_started(const std::string& family, const std::string& case_key) {
+  Progress& p = progress();
+  if (!p.active || case_key == p.last_case || interrupted()) return;
+  p.last_case = case_key;
+  if (!p.started.insert(case_key).second) return;  // a repetition of a case already counted
+  ++p.rows_started;
+  if (family != p.family) {
+    p.family = family;
+    int index = 0;
+    for (std::size_t i = 0; i < p.families.size(); ++i)
+      if (p.families[i].first == family) index = static_cast<int>(i);
+    p.family_index = index;
+    const int family_rows = p.families.empty() ? 0 : p.families[static_cast<std::size_t>(index)].second;
+    std::fprintf(stderr, "gpubench: family %d/%zu %s (%d rows), row %d of %d, %.0f s elapsed\n", index + 1,
+                 p.families.size(), family.c_str(), family_rows, p.rows_started, p.rows, seconds_since(p.start));
+    p.last_line = Clock::now();
+  } else if (seconds_since(p.last_line) > 30.0) {  // long families say they are alive
+    std::fprintf(stderr, "gpubench:   %s: row %d of %d, %.0f s elapsed\n", family.c_str(), p.rows_started, p.rows,
+                 seconds_since(p.start));
+    p.last_line = Clock::now();
+  }
+}
+
+void finish_progress() {
+  Progress& p = progress();
+  if (!p.active) return;
+  std::fprintf(stderr, "gpubench: %d of %d rows run in %.1f s%s\n", p.rows_started, p.rows, seconds_since(p.start),
+               interrupted() ? " (interrupted)" : "");
+  p.active = false;
+}
+
+}  // namespace gpubench::detail

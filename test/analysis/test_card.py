@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""card.py on committed device JSON and on synthetic reports (no GPU): every value traces to rows that
+exist, follows the shared rules, and what the run lacks reads "not measured"."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ANALYSIS = os.path.join(HERE, "..", "..", "bench", "analysis")
+RESULTS = os.path.join(HERE, "..", "..", "docs", "results")
+sys.path.insert(0, ANALYSIS)
+import card  # noqa: E402
+import chase_summary  # noqa: E402
+import latency_levels  # noqa: E402
+
+H100_CHASE = [os.path.join(RESULTS, "2026-11-22-h100-chase", name)
+              for name in ("cached-5reps.json", "tlb.json", "carveout-shared-parallelism.json")]
+H200_SUITE = os.path.join(RESULTS, "2026-11-22-h200", "suite.json")
+
+
+def load(paths):
+    reports = []
+    for path in paths:
+        with open(path) as f:
+            reports.append(json.load(f))
+    return chase_summary.merge(reports)
+
+
+def values(report):
+    return {v["key"]: v for v in card.Card(report).build().values}
+
+
+class CardOnDeviceJson(unittest.TestCase):
+    def test_memory_levels_follow_the_staircase_rule(self):
+        report = load(H100_CHASE)
+        got = values(report)
+        levels = {l["name"]: l for l in chase_summary.level_table(report, "PointerChase/cached", 128)}
+        self.assertAlmostEqual(got["memory.l1.cycles"]["value"], levels["L1"]["latency"])
+        self.assertAlmostEqual(got["memory.dram.cycles"]["value"], levels["DRAM"]["latency"])
+        self.assertEqual(got["memory.l2.capacity_bytes"]["value"], levels["L2"]["min_bytes"])
+        # H100 figures as docs/results/2026-11-22-h100-chase/summary.md reads them
+        self.assertAlmostEqual(got["memory.l1.cycles"]["value"], 41.0, delta=0.5)
+        self.assertEqual(got["carveout.50.l1_bytes"]["value"], 96 * 1024)
+        self.assertEqual(got["tlb.reach_bytes"]["value"], 512 * 1024 * 1024)
+
+    def test_every_value_names_rows_that_exist(self):
+        report = load(H100_CHASE)
+        names = {card.short(r["name"]) for r in report["benchmarks"]}
+        for v in values(report).values():
+            if v["value"] is None:
+                continue
+            source = v["source"]
+            family = re.match(r"([A-Za-z]+/[A-Za-z_0-9]+)", source).group(1)
+            self.assertTrue(any(n.startswith(family) for n in names), source)
+            if "(" not in source:  # a single row: exactly that name
+                self.assertIn(source, names)
+
+    def test_missing_families_read_not_measured(self):
+        got = values(load([H200_SUITE]))
+        self.assertIsNone(got["memory.l1.cycles"]["value"])
+        self.assertIsNone(got["compute.ffma.latency_cycles"]["value"])
+        self.assertAlmostEqual(got["divergence.slowdown_2"]["value"], 1.98, delta=0.02)
+        self.assertAlmostEqual(got["shared.cycles_per_conflict_way"]["value"], 1.0, delta=0.05)
+        markdown = card.Card(load([H200_SUITE])).build().to_markdown()
+        self.assertIn("| L1 hit latency | not measured | - |", markdown)
+
+
+class CardCommandLine(unittest.TestCase):
+    def run_card(self, *args):
+        return subprocess.run([sys.executable, os.path.join(ANALYSIS, "card.py"), *args], capture_output=True, text=True)
+
+    def test_writes_markdown_and_json_and_compares(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prefix = os.path.join(tmp, "card")
+            done = self.run_card(*H100_CHASE, "--out", prefix)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(prefix + ".json") as f:
+                written = json.load(f)
+            self.assertEqual(written["device"]["name"], "NVIDIA H100 80GB HBM3")
+            self.assertTrue(os.path.exists(prefix + ".md"))
+            same = self.run_card("--compare", prefix + ".json", prefix + ".json")
+            self.assertEqual(same.returncode, 0, same.stdout)
+            # A card whose L1 latency moved 10% is over a 2% tolerance.
+            for v in written["values"]:
+                if v["key"] == "memory.l1.cycles":
+                    v["value"] *= 1.1
+            with open(prefix + "-moved.json", "w") as f:
+                json.dump(written, f)
+            moved = self.run_card("--compare", prefix + ".json", prefix + "-moved.json")
+            self.assertEqual(moved.returncode, 1, moved.stdout)
+            self.assertIn("memory.l1.cycles", moved.stdout)
+
+    def test_refuses_to_mix_gpus(self):
+        h200_compute = os.path.join(RESULTS, "2026-11-22-h200-compute", "instructions.json")
+        with tempfile.TemporaryDirectory() as tmp:
+            done = self.run_card(H100_CHASE[0], h200_compute, "--out", os.path.join(tmp, "card"))
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("different GPUs", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Ctrl-C during a run (no GPU needed: PointerChaseCPU runs on the host): the row in flight ends, the
+rest are skipped as "interrupted", the JSON is complete and valid with every finished row, and
+gpubench exits non-zero (128 + SIGINT)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+GPUBENCH = sys.argv.pop(1) if len(sys.argv) > 1 else "gpubench"
+
+
+class Interrupt(unittest.TestCase):
+    def test_sigint_leaves_valid_json_with_finished_and_interrupted_rows(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "run.json")
+            process = subprocess.Popen(
+                [GPUBENCH, "--gpubench_preset=full", "--benchmark_filter=^PointerChaseCPU/", "--gpubench_card=none",
+                 f"--benchmark_out={out}", "--benchmark_min_time=0.3"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(2.0)  # a few rows of 0.3 s finish
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=60)
+            self.assertEqual(process.returncode, 128 + signal.SIGINT, stderr)
+            self.assertIn("interrupted", stderr)
+            with open(out) as f:
+                report = json.load(f)  # valid JSON, closed by Google Benchmark
+            rows = report["benchmarks"]
+            self.assertEqual(len(rows), 17, "every selected row is in the report")
+            finished = [r for r in rows if not r.get("error_occurred")]
+            interrupted = [r for r in rows if r.get("error_message") == "interrupted"]
+            self.assertGreaterEqual(len(finished), 1, stderr)
+            self.assertGreaterEqual(len(interrupted), 1, stderr)
+            self.assertEqual(len(finished) + len(interrupted), len(rows))
+            for row in finished:
+                self.assertGreater(row["ns_per_load"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
