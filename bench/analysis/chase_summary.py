@@ -45,14 +45,15 @@ def by_size(rows, metric):
     return {size: statistics.mean(v) for size, v in values.items()}
 
 
-def level_table(report, family, stride, names=None, tolerance=0.15):
-    """Levels of one family with cycles, ns and the spread of each level over repetitions."""
+def level_table(report, family, stride, names=None, tolerance=0.15, rule=None):
+    """Levels of one family with cycles, ns and the spread of each level over repetitions. `rule` reads
+    the levels off the (size, cycles) points: latency_levels.find_levels at `tolerance` by default."""
     cycles_rows = latency_levels.family_rows(report, family, "cycles_per_load", stride)
     if not cycles_rows:
         return []
     points = sorted(by_size(cycles_rows, "cycles_per_load").items())
     ns = by_size(cycles_rows, "ns_per_load")
-    levels = latency_levels.find_levels(points, tolerance)
+    levels = rule(points) if rule else latency_levels.find_levels(points, tolerance)
     repetitions = defaultdict(lambda: defaultdict(list))  # repetition -> size -> cycles
     for row in cycles_rows:
         repetitions[row.get("repetition_index", 0)][float(row["working_set_bytes"])].append(row["cycles_per_load"])
@@ -69,10 +70,11 @@ def level_table(report, family, stride, names=None, tolerance=0.15):
 
 
 def tlb_levels(report):
-    """TLB reach from the page-stride chase. Translation misses add a few percent to an L2 hit, so the
-    staircase is read at 2%, not 15%."""
-    return level_table(report, "PointerChase/tlb", None, ["all pages mapped by the nearest TLB", "next TLB level",
-                                                          "next TLB level"], tolerance=0.02)
+    """TLB reach from the page-stride chase. A translation miss adds about 3% to an L2 hit, no more than
+    the spread between neighbouring sizes, so no tolerance separates them reliably: the reach is the
+    split that best fits one step (latency_levels.find_step)."""
+    return level_table(report, "PointerChase/tlb", None, ["all pages mapped by the nearest TLB", "next TLB level"],
+                       rule=latency_levels.find_step)
 
 
 def carveout_edges(report):
@@ -188,7 +190,7 @@ def main():
     print()
     tlb = tlb_levels(report)
     if tlb:
-        print_levels("PointerChase/tlb (ld.cg, one node per 2 MiB page; data stays in L2; levels at 2%)", tlb,
+        print_levels("PointerChase/tlb (ld.cg, one node per 2 MiB page; data stays in L2; one step, least squares)", tlb,
                      "reach")
     edges = carveout_edges(report)
     if edges:

@@ -84,6 +84,28 @@ def find_levels(points, tolerance=0.15, min_points=2):
     return levels
 
 
+def find_step(points, min_points=2):
+    """points: sorted (size, latency) that rise by one small step (a TLB's reach: a few percent on an L2
+    hit, about as large as the placement noise between sizes). The split that best fits two constant
+    latencies (least squares) is the edge; each side's mean is its level. Returns two levels in
+    find_levels' format, or [] with fewer than 2 * min_points points."""
+    if len(points) < 2 * min_points:
+        return []
+    best = None
+    for split in range(min_points, len(points) - min_points + 1):
+        low = [l for _, l in points[:split]]
+        high = [l for _, l in points[split:]]
+        error = sum((l - statistics.mean(low)) ** 2 for l in low) + sum((l - statistics.mean(high)) ** 2 for l in high)
+        if best is None or error < best[0]:
+            best = (error, split)
+    split = best[1]
+    sides = (points[:split], points[split:])
+    return [{"name": name, "latency": statistics.mean(l for _, l in side), "min_bytes": side[-1][0],
+             "max_bytes": points[split][0] if index == 0 else None, "points": len(side),
+             "sizes": [s for s, _ in side]}
+            for index, (name, side) in enumerate(zip(("below the step", "above the step"), sides))]
+
+
 def describe(levels, unit):
     lines = []
     for level in levels:
