@@ -15,7 +15,7 @@ void CycleStats::add(const CycleSpan& span) {
   min_cycles_ = std::min(min_cycles_, cycles);
   segment_cycles_ += static_cast<double>(cycles);
   segment_ns_ += static_cast<double>(span.stop_ns - span.start_ns);
-  if (segment_ns_ >= kMinNsForClockEstimate) {
+  if (segment_ns_ >= kMinNsForDriftSegment) {
     const double mhz = segment_cycles_ / segment_ns_ * 1e3;
     slowest_segment_mhz_ = segments_ == 0 ? mhz : std::min(slowest_segment_mhz_, mhz);
     fastest_segment_mhz_ = segments_ == 0 ? mhz : std::max(fastest_segment_mhz_, mhz);

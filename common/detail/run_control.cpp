@@ -5,15 +5,29 @@
 #include <csignal>
 #include <cstdio>
 #include <set>
+#include <time.h>
 
 namespace gpubench::detail {
 namespace {
 
 std::atomic<int> g_signal{0};
+std::atomic<long long> g_first_signal_ns{0};
+// `timeout` and some shells deliver one interrupt twice (to the process and to its group): a second
+// signal this soon after the first is the same request.
+constexpr long long kRepeatWindowNs = 1'000'000'000;
+
+long long monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
 
 extern "C" void on_signal(int signal) {
-  if (g_signal.exchange(signal) != 0) {
-    std::signal(signal, SIG_DFL);  // a second signal: stop now
+  const long long now = monotonic_ns();
+  if (g_signal.exchange(signal) == 0) {
+    g_first_signal_ns.store(now);
+  } else if (now - g_first_signal_ns.load() > kRepeatWindowNs) {
+    std::signal(signal, SIG_DFL);  // a second, deliberate signal: stop now
     std::raise(signal);
   }
 }

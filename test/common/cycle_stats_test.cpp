@@ -56,18 +56,18 @@ TEST(CyclesToNs, ConvertsAtTheGivenClock) {
 
 TEST(CycleStats, ClockDriftComparesSegmentsOfEnoughTime) {
   CycleStats steady;
-  for (int i = 0; i < 10; ++i) steady.add(span(200'000, 100'000));  // 2000 MHz, 100 us each
+  for (int i = 0; i < 10; ++i) steady.add(span(20'000'000, 10'000'000));  // 2000 MHz, 10 ms each
   ASSERT_TRUE(steady.clock_drift().has_value());
   EXPECT_NEAR(*steady.clock_drift(), 0.0, 1e-12);
 
   CycleStats slowing;
-  for (int i = 0; i < 4; ++i) slowing.add(span(200'000, 100'000));  // two segments at 2000 MHz
-  for (int i = 0; i < 4; ++i) slowing.add(span(190'000, 100'000));  // two at 1900 MHz
+  for (int i = 0; i < 2; ++i) slowing.add(span(20'000'000, 10'000'000));  // two segments at 2000 MHz
+  for (int i = 0; i < 2; ++i) slowing.add(span(19'000'000, 10'000'000));  // two at 1900 MHz
   ASSERT_TRUE(slowing.clock_drift().has_value());
   EXPECT_NEAR(*slowing.clock_drift(), 100.0 / 1900.0, 1e-9);
 
   CycleStats short_run;
-  short_run.add(span(200'000, 100'000));
+  for (int i = 0; i < 100; ++i) short_run.add(span(200'000, 100'000));  // 10 ms in all: one segment
   EXPECT_FALSE(short_run.clock_drift().has_value());
 }
 
