@@ -14,6 +14,13 @@ struct CycleSpan {
 };
 
 #if defined(__CUDACC__)
+// The SM this thread runs on.
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
 __device__ __forceinline__ std::uint64_t global_timer_ns() {
   std::uint64_t ns;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
@@ -75,6 +82,12 @@ struct Clocks {
   }
   __device__ __forceinline__ void end_after(Stamp start, unsigned value) const {
     record(start, clock_after(static_cast<int>(value | 1u)));
+  }
+  // As end_after, recorded by the calling thread whatever its block: for kernels where one chosen
+  // block (e.g. the one on a given SM) does the measured work.
+  __device__ __forceinline__ void end_after_here(Stamp start, unsigned value) const {
+    const std::uint64_t stop_clock = clock_after(static_cast<int>(value | 1u));
+    if (span != nullptr) *span = CycleSpan{start.clock, stop_clock, start.ns, global_timer_ns()};
   }
 
  private:

@@ -105,7 +105,63 @@ void global_chase(benchmark::State& state) {
   chain.expect_walked(check, 0, warmup + kTimedLoads);
 }
 
+// Load-to-use: the same cycle, each node holding the next node's address, so a step is `p = *p`.
+// Warm-up, whole-cycle walks and counters as for the indexed chase. The chase runs on one chosen SM
+// (SM 0, or the third argument): an L2 hit costs more on SMs farther from the slice that holds the
+// line, so an unpinned chase's reading would depend on where the block scheduler put it.
+template <kernels::LoadPath Path, bool SmArgument = false>
+void direct_chase(benchmark::State& state) {
+  static ArgCache<DirectChain> chains;
+  static unsigned long long launch_id = 0;  // above every earlier launch's, for the SM claim
+  constexpr auto kernel = kernels::pointer_chase_direct<Path>;
+  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
+  const std::size_t stride = static_cast<std::size_t>(state.range(1));
+  const int target_sm = SmArgument ? static_cast<int>(state.range(2)) : 0;
+  if (target_sm >= device().sm_count) {
+    skip_benchmark(state, "no SM " + std::to_string(target_sm) + " here: this GPU has " +
+                              std::to_string(device().sm_count));
+    return;
+  }
+  const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // at least one lands on every SM
+  const cudaStream_t stream = gpubench::stream();
+  const auto walk_whole_cycle = [&](DirectChain& whole, cudaStream_t s) {
+    kernel<<<blocks, 1, 0, s>>>(whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0, Clocks{},
+                                target_sm, ++launch_id);
+  };
+  const bool l2_could_hold = (bytes / stride) * std::min(stride, kLineBytes) <= 2 * device().l2_bytes;
+  DirectChain& chain = chains.get({state.range(0), state.range(1)}, [&] {
+    DirectChain made(bytes, stride, stream);
+    if (l2_could_hold) {
+      walk_whole_cycle(made, stream);
+      GPUBENCH_CUDA_LAUNCHED();
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    }
+    return made;
+  });
+  // Which level served the loads: L1, near L2 (hits, no fabric traffic), far L2 (fabric sectors), DRAM.
+  RunOptions options{{"l1_hit_rate", "l2_hit_rate", "l2_read_hit_sectors", "l2_read_miss_sectors", "l2_fabric_sectors",
+                      "dram_read_bytes"}};
+  options.profile_warm = true;
+  if (l2_could_hold) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
+  const std::uint32_t warmup = warmup_loads(chain.host().nodes);
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
+    kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, target_sm, ++launch_id);
+  }, options);
+  report_per(state, result, "load", kTimedLoads);
+  state.counters["working_set_bytes"] = static_cast<double>(bytes);
+  state.counters["stride_bytes"] = static_cast<double>(stride);
+  state.counters["sm"] = chain.last_sm();  // where the chase ran: the SM asked for, read back
+
+  DeviceBuffer<std::uint64_t> check = chain.position_at(0);
+  kernel<<<blocks, 1, 0, stream>>>(check.data(), warmup, kTimedLoads, Clocks{}, target_sm, ++launch_id);
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  chain.expect_walked(check, 0, warmup + kTimedLoads);
+}
+
 // The chase inside shared memory: dense (every word a node), sets up to the block's opt-in limit.
+// Indexed (`at = words[at]`, an address computed per step) or direct (`at = *at`, load-to-use).
+template <bool Direct>
 void shared_chase(benchmark::State& state) {
   static ArgCache<DeviceChain> chains;
   const std::size_t bytes = static_cast<std::size_t>(state.range(0));
@@ -120,11 +176,12 @@ void shared_chase(benchmark::State& state) {
   DeviceChain& chain =
       chains.get({state.range(0), state.range(1)}, [&] { return DeviceChain(bytes, stride, 4, 1, stream); });
   const auto words = static_cast<std::uint32_t>(chain.host().word_count());
-  GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels::pointer_chase_shared),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  const auto kernel = Direct ? kernels::pointer_chase_shared_direct : kernels::pointer_chase_shared;
+  GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);
   auto launch = [&](cudaStream_t s, Clocks c) {
-    kernels::pointer_chase_shared<<<1, 256, bytes, s>>>(chain.words(), words, chain.position(), warmup, kTimedLoads, c);
+    kernel<<<1, 256, bytes, s>>>(chain.words(), words, chain.position(), warmup, kTimedLoads, c);
   };
   const RunResult result = run(state, launch);
   report_per(state, result, "load", kTimedLoads);
@@ -132,8 +189,7 @@ void shared_chase(benchmark::State& state) {
   state.counters["stride_bytes"] = static_cast<double>(stride);
 
   DeviceBuffer<std::uint32_t> check = chain.position_at(0);
-  kernels::pointer_chase_shared<<<1, 256, bytes, stream>>>(chain.words(), words, check.data(), warmup, kTimedLoads,
-                                                           Clocks{});
+  kernel<<<1, 256, bytes, stream>>>(chain.words(), words, check.data(), warmup, kTimedLoads, Clocks{});
   GPUBENCH_CUDA_LAUNCHED();
   GPUBENCH_CUDA(cudaStreamSynchronize(stream));
   chain.expect_walked(check, 0, warmup + kTimedLoads);
@@ -162,14 +218,24 @@ GPUBENCH_FAMILY(PointerChase) {
   auto* cached = family.gpu("PointerChase/cached", set_and_stride, global_chase<LoadPath::kCached>);
   Sets full_sets = working_sets(4 * KiB, GiB);
   full_sets.insert(std::find(full_sets.begin(), full_sets.end(), 48 * MiB), 40 * MiB);
-  for (std::int64_t bytes : family.pick<Sets>({16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 256 * KiB, 384 * KiB,
-                                               1 * MiB, 4 * MiB, 12 * MiB, 16 * MiB, 24 * MiB, 32 * MiB, 40 * MiB,
-                                               48 * MiB, 64 * MiB, 256 * MiB, GiB},
-                                              full_sets))
-    cached->Args({bytes, 128});
+  const Sets quick_cached_sets = {16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 256 * KiB, 384 * KiB, 1 * MiB, 4 * MiB,
+                                  12 * MiB, 16 * MiB, 24 * MiB, 32 * MiB, 40 * MiB, 48 * MiB, 64 * MiB, 256 * MiB, GiB};
+  for (std::int64_t bytes : family.pick<Sets>(quick_cached_sets, full_sets)) cached->Args({bytes, 128});
   if (!quick) {
     for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
   }
+  // Load-to-use (`p = *p`, no address arithmetic): the same sets as the indexed ld.ca chase.
+  auto* direct = family.gpu("PointerChase/direct", set_and_stride, direct_chase<LoadPath::kCached>);
+  for (std::int64_t bytes : family.pick<Sets>(quick_cached_sets, full_sets)) direct->Args({bytes, 128});
+  auto* direct_l2 = family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>);
+  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, 16 * MiB, 40 * MiB, GiB}, full_sets)) direct_l2->Args({bytes, 128});
+  // The near-L2, far-L2 and DRAM load-to-use latency seen from each SM (quick: every 16th; SMs past
+  // the GPU's count skip).
+  auto* direct_sm = family.gpu("PointerChase/direct_sm", {"bytes", "stride", "sm"},
+                               direct_chase<LoadPath::kL2Only, true>);
+  constexpr std::int64_t kMaxSms = 192;
+  for (std::int64_t bytes : family.pick<Sets>({2 * MiB, 40 * MiB}, {2 * MiB, 40 * MiB, 256 * MiB}))
+    for (std::int64_t sm = 0; sm < (quick ? 129 : kMaxSms); sm += quick ? 16 : 1) direct_sm->Args({bytes, 128, sm});
   auto* l2_only = family.gpu("PointerChase/l2_only", set_and_stride, global_chase<LoadPath::kL2Only>);
   for (std::int64_t bytes : family.pick<Sets>({4 * KiB, GiB}, working_sets(4 * KiB, GiB))) l2_only->Args({bytes, 128});
   if (!quick) {
@@ -203,10 +269,12 @@ GPUBENCH_FAMILY(PointerChase) {
     for (std::int64_t bytes : sets) carveout->Args({bytes, 128, percent});
   }
 
-  auto* shared = family.gpu("PointerChase/shared", set_and_stride, shared_chase);
-  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, 64 * KiB},
-                                              {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 224 * KiB}))
-    shared->Args({bytes, 4});
+  const Sets shared_sets = family.pick<Sets>({4 * KiB, 64 * KiB}, {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB,
+                                                                  224 * KiB});
+  auto* shared = family.gpu("PointerChase/shared", set_and_stride, shared_chase<false>);
+  for (std::int64_t bytes : shared_sets) shared->Args({bytes, 4});
+  auto* shared_direct = family.gpu("PointerChase/shared_direct", set_and_stride, shared_chase<true>);
+  for (std::int64_t bytes : shared_sets) shared_direct->Args({bytes, 4});
 }
 
 }  // namespace

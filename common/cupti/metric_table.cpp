@@ -37,6 +37,12 @@ const std::vector<MetricSpec>& metric_table() {
       // single-thread pointer chases on an H100 (60% for one whose every load went to DRAM).
       {"l2_hit_rate", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", 100.0, "%",
        "share of the SMs' L2 read sectors that hit in L2", "lts__t_sectors_srcunit_tex_op_read.sum"},
+      {"l2_read_hit_sectors", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", 1.0, "sectors",
+       "SM read sectors that hit in L2 (l2_hit_rate's numerator)"},
+      {"l2_read_miss_sectors", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", 1.0, "sectors",
+       "SM read sectors that missed in L2"},
+      {"l2_fabric_sectors", "lts__t_sectors_srcunit_ltcfabric.sum", 1.0, "sectors",
+       "sectors L2 slices received over the fabric between the two L2 partitions (far-partition traffic, Hopper)"},
       {"inst_executed", "smsp__inst_executed.sum", 1.0, "warp instructions", "warp-level instructions executed"},
       {"thread_inst_executed", "smsp__thread_inst_executed.sum", 1.0, "thread instructions",
        "thread-level instructions executed (active lanes summed)"},

@@ -60,6 +60,65 @@ static __global__ void pointer_chase(const std::uint32_t* words, std::uint32_t* 
   position[0] = at;
 }
 
+// Load-to-use chase: every node holds the 64-bit address of the next node, so a step is the load
+// alone (no index-to-address arithmetic between loads, which the indexed chase above pays: an
+// IMAD.WIDE per step). Lays the chain out: node n, at byte n * stride of `base`, gets the address of
+// node next[n].
+static __global__ void place_chain_addresses(char* base, const std::uint32_t* next, std::size_t nodes,
+                                             std::size_t stride_bytes) {
+  for (std::size_t n = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; n < nodes;
+       n += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    *reinterpret_cast<std::uint64_t*>(base + n * stride_bytes) =
+        reinterpret_cast<std::uint64_t>(base + static_cast<std::size_t>(next[n]) * stride_bytes);
+}
+
+// Loads between two unconditional branches of the timed loop: the branch (and its counter) issue in
+// the loads' shadow, and the audit reads eight loads per iteration in the SASS.
+inline constexpr std::uint32_t kDirectUnroll = 8;
+
+template <LoadPath Path>
+__device__ __forceinline__ std::uint64_t chase_load_direct(std::uint64_t address) {
+  std::uint64_t next;
+  if constexpr (Path == LoadPath::kCached)
+    asm volatile("ld.global.ca.u64 %0, [%1];" : "=l"(next) : "l"(address));
+  else
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(next) : "l"(address));
+  return next;
+}
+
+// A direct chase's position block: [0] the walk's current address, [1] the last launch that claimed
+// the chase (targeted launches), [2] the SM that chased, plus one.
+inline constexpr int kAnySm = -1;
+inline constexpr std::size_t kDirectPositionWords = 3;
+
+// Launch <<<1, 1>>> with target_sm = kAnySm, or with target_sm >= 0 on enough one-thread blocks to
+// reach every SM (2 per SM) and a launch_id above every earlier one: the first block on target_sm to
+// raise the claim to launch_id chases, the others leave (an L2 hit's latency depends on the SM's
+// distance to the L2 slice, so the SM is an argument, not luck). `warmup` untimed loads, then `steps`
+// timed ones (a multiple of kDirectUnroll); the address reached is stored back.
+template <LoadPath Path>
+static __global__ void pointer_chase_direct(std::uint64_t* position, std::uint32_t warmup, std::uint32_t steps,
+                                            Clocks clocks, int target_sm = kAnySm,
+                                            unsigned long long launch_id = 0) {
+  const unsigned sm = sm_id();
+  if (target_sm != kAnySm &&
+      (sm != static_cast<unsigned>(target_sm) ||
+       atomicMax(reinterpret_cast<unsigned long long*>(&position[1]), launch_id) >= launch_id))
+    return;
+  position[2] = 1ull + sm;
+  std::uint64_t at = position[0];
+#pragma unroll 1
+  for (std::uint32_t i = 0; i < warmup; ++i) at = chase_load_direct<Path>(at);
+  const Clocks::Stamp start = clocks.begin_after(static_cast<unsigned>(at));
+#pragma unroll 1
+  for (std::uint32_t i = 0; i < steps; i += kDirectUnroll) {
+#pragma unroll
+    for (std::uint32_t j = 0; j < kDirectUnroll; ++j) at = chase_load_direct<Path>(at);
+  }
+  clocks.end_after_here(start, static_cast<unsigned>(at));
+  position[0] = at;
+}
+
 // The same chase inside shared memory: the block copies the chain in (word_count words, dynamic
 // shared memory), then thread 0 chases it from position[0].
 static __global__ void pointer_chase_shared(const std::uint32_t* words, std::uint32_t word_count,
@@ -83,6 +142,35 @@ static __global__ void pointer_chase_shared(const std::uint32_t* words, std::uin
   for (std::uint32_t i = 0; i < steps; ++i) at = load(at);
   clocks.end_after(start, at);
   position[0] = at;
+}
+
+// Load-to-use in shared memory: the block copies the chain in as shared-window addresses (word index
+// w becomes base + 4 w), then thread 0 chases `at = *at` with no arithmetic between the loads.
+// position[0] is a word index before and after, as for the indexed shared chase.
+static __global__ void pointer_chase_shared_direct(const std::uint32_t* words, std::uint32_t word_count,
+                                                   std::uint32_t* position, std::uint32_t warmup, std::uint32_t steps,
+                                                   Clocks clocks) {
+  extern __shared__ std::uint32_t shared_words[];
+  const std::uint32_t base = static_cast<std::uint32_t>(__cvta_generic_to_shared(shared_words));
+  for (std::uint32_t i = threadIdx.x; i < word_count; i += blockDim.x) shared_words[i] = base + 4u * words[i];
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  auto load = [](std::uint32_t address) {
+    std::uint32_t next;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(next) : "r"(address));
+    return next;
+  };
+  std::uint32_t at = base + 4u * position[0];
+#pragma unroll 1
+  for (std::uint32_t i = 0; i < warmup; ++i) at = load(at);
+  const Clocks::Stamp start = clocks.begin_after(at);
+#pragma unroll 1
+  for (std::uint32_t i = 0; i < steps; i += kDirectUnroll) {
+#pragma unroll
+    for (std::uint32_t j = 0; j < kDirectUnroll; ++j) at = load(at);
+  }
+  clocks.end_after(start, at);
+  position[0] = (at - base) / 4u;
 }
 
 // Memory-level parallelism. Launch with whole warps; warp w of the grid follows `Chains` chains whose

@@ -71,6 +71,57 @@ TEST(PointerChaseKernel, SharedChaseEndsWhereTheHostSays) {
   EXPECT_NO_THROW(chain.expect_position(2050));
 }
 
+template <kernels::LoadPath Path>
+void check_direct_chase(const char* name) {
+  const DirectChain chain(64 << 10, 128, nullptr);
+  DeviceBuffer<CycleSpan> span(1);
+  span.fill_bytes(0);
+  kernels::pointer_chase_direct<Path><<<1, 1>>>(chain.position(), 100, 1000, Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  EXPECT_NO_THROW(chain.expect_walked(chain.position_buffer(), 0, 1100)) << name;
+  EXPECT_GE(chain.last_sm(), 0) << name;
+  EXPECT_GT(span.download().front().stop_clock, 0u) << name;
+}
+
+TEST(PointerChaseKernel, DirectChasesEndWhereTheHostSays) {
+  GPUBENCH_REQUIRE_GPU();
+  check_direct_chase<kernels::LoadPath::kCached>("ld.ca.u64");
+  check_direct_chase<kernels::LoadPath::kL2Only>("ld.cg.u64");
+}
+
+TEST(PointerChaseKernel, DirectChaseRunsOnTheSmAskedForOncePerLaunch) {
+  GPUBENCH_REQUIRE_GPU();
+  int sms = 0;
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const DirectChain chain(16 << 10, 128, nullptr);
+  unsigned long long launch = 0;
+  std::size_t walked = 0;
+  for (int target : {0, sms / 2, sms - 1}) {
+    DeviceBuffer<CycleSpan> span(1);
+    span.fill_bytes(0);
+    // Two launches on each SM: a second chase in one launch would walk 2 x 300 loads.
+    for (int again = 0; again < 2; ++again) {
+      kernels::pointer_chase_direct<kernels::LoadPath::kCached><<<2 * sms, 1>>>(chain.position(), 0, 296,
+                                                                              Clocks{span.data()}, target, ++launch);
+      GPUBENCH_CUDA_LAUNCHED();
+      walked += 296;
+      EXPECT_NO_THROW(chain.expect_walked(chain.position_buffer(), 0, walked)) << "SM " << target;
+      EXPECT_EQ(chain.last_sm(), target);
+    }
+    EXPECT_GT(span.download().front().stop_clock, 0u) << "the chasing block records the span, SM " << target;
+  }
+}
+
+TEST(PointerChaseKernel, SharedDirectChaseEndsWhereTheHostSays) {
+  GPUBENCH_REQUIRE_GPU();
+  DeviceChain chain(16 << 10, 4, 4, 1, nullptr);
+  const auto words = static_cast<std::uint32_t>(chain.host().word_count());
+  kernels::pointer_chase_shared_direct<<<1, 128, words * 4>>>(chain.words(), words, chain.position(), 40, 2000,
+                                                              Clocks{});
+  GPUBENCH_CUDA_LAUNCHED();
+  EXPECT_NO_THROW(chain.expect_position(2040));
+}
+
 TEST(PointerChaseKernel, ParallelChainsEachEndWhereTheHostSays) {
   GPUBENCH_REQUIRE_GPU();
   constexpr int kChains = 4;

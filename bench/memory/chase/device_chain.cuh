@@ -13,12 +13,15 @@
 
 namespace gpubench {
 
+// Every chain of the chase families is this seed's cycle, so indexed and direct chases walk the same order.
+inline constexpr std::uint64_t kChainSeed = 1;
+
 class DeviceChain {
  public:
   // index_bytes: 4 for word indices, or the stride for node indices (sets beyond 2^32 words).
   // copies: how many words of each node hold the link (32 for warp-wide chases).
   DeviceChain(std::size_t bytes, std::size_t stride, std::size_t index_bytes, std::uint32_t copies, cudaStream_t stream)
-      : host_(make_chase_chain(bytes, stride, kSeed)),
+      : host_(make_chase_chain(bytes, stride, kChainSeed)),
         value_scale_(static_cast<std::uint32_t>(stride / index_bytes)),
         words_(host_.word_count()),
         position_(1),
@@ -63,12 +66,60 @@ class DeviceChain {
   }
 
  private:
-  static constexpr std::uint64_t kSeed = 1;
   ChaseChain host_;
   std::uint32_t value_scale_;
   DeviceBuffer<std::uint32_t> words_;
   DeviceBuffer<std::uint32_t> position_;
   cudaStream_t stream_;  // the stream the chain's kernels run on
+};
+
+// The same cycle laid out for the load-to-use chase: each node holds the next node's address, and
+// the walk's position is an address (kernels::pointer_chase_direct).
+class DirectChain {
+ public:
+  DirectChain(std::size_t bytes, std::size_t stride, cudaStream_t stream)
+      : host_(make_chase_chain(bytes, stride, kChainSeed)), nodes_(host_.word_count() * 4),
+        position_(kernels::kDirectPositionWords), stream_(stream) {
+    if (stride % sizeof(std::uint64_t) != 0) throw std::invalid_argument("address chains need 8-byte-aligned nodes");
+    nodes_.fill_bytes(0, stream);
+    DeviceBuffer<std::uint32_t> next(host_.nodes);
+    next.upload(host_.next, stream);
+    kernels::place_chain_addresses<<<1024, 256, 0, stream>>>(nodes_.data(), next.data(), host_.nodes, stride);
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    position_.upload({address_at(0), 0, 0}, stream);
+  }
+
+  const ChaseChain& host() const { return host_; }
+  std::uint64_t* position() const { return position_.data(); }
+  const DeviceBuffer<std::uint64_t>& position_buffer() const { return position_; }
+  // The SM the last launch chased on (-1 before any).
+  int last_sm() const { return static_cast<int>(position_.download(stream_)[2]) - 1; }
+  // The address of the node at place `at` of the walk.
+  std::uint64_t address_at(std::size_t at) const {
+    return reinterpret_cast<std::uint64_t>(nodes_.data()) +
+           static_cast<std::uint64_t>(host_.order[at % host_.nodes]) * host_.stride_words * 4;
+  }
+  DeviceBuffer<std::uint64_t> position_at(std::size_t at) const {
+    DeviceBuffer<std::uint64_t> position(kernels::kDirectPositionWords);
+    position.upload({address_at(at), 0, 0}, stream_);
+    return position;
+  }
+  // Throws unless `position`, started at place `from`, stands `steps` loads further on, as the host says.
+  void expect_walked(const DeviceBuffer<std::uint64_t>& position, std::size_t from, std::size_t steps) const {
+    const std::uint64_t device = position.download(stream_).front();
+    if (device != address_at(from + steps))
+      throw std::runtime_error("direct pointer chase ended at node offset " +
+                               std::to_string(device - reinterpret_cast<std::uint64_t>(nodes_.data())) +
+                               " but the host's chase of the same chain ends at " +
+                               std::to_string(address_at(from + steps) - reinterpret_cast<std::uint64_t>(nodes_.data())));
+  }
+
+ private:
+  ChaseChain host_;
+  DeviceBuffer<char> nodes_;
+  DeviceBuffer<std::uint64_t> position_;
+  cudaStream_t stream_;
 };
 
 }  // namespace gpubench

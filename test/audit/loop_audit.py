@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Audit of the timed loops: inside each kernel's timed region (between its two clock64 reads), every
+loop body holds only the instructions its experiment means to time, and no kernel spills to local
+memory. Reads SASS (cuobjdump -sass or nvdisasm, from the toolkit) or PTX (nvcc -ptx: available
+wherever gpubench builds, so CI audits too).
+
+    loop_audit.py --sass-of gpubench          # SASS of a built binary; exit 77 (skip) without a tool
+    loop_audit.py --ptx audited_kernels.ptx   # the same rules on PTX
+    loop_audit.py --ptx k.ptx --expect-violation indexed_as_direct   # the audit must catch this one
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SKIP = 77  # ctest's SKIP_RETURN_CODE
+
+# kernel (mangled-name pattern) -> what its timed loops may hold, per listing kind. SASS entries are
+# opcode prefixes (the part before the first '.': LDG, IADD3, ...) plus one required load form; PTX
+# entries are instruction prefixes. Loop control is a counter add, a compare and the branch.
+SASS_CONTROL = {"IADD3", "ISETP", "BRA", "NOP"}
+PTX_CONTROL = ("add.s32", "setp.", "bra")
+RULES = {
+    "direct_ca": {"kernel": r"20pointer_chase_directILNS0_8LoadPathE0E",
+                  "sass": ({"LDG"} | SASS_CONTROL, r"^LDG\.E\.64\b"), "ptx": (("ld.global.ca.u64",) + PTX_CONTROL, "ld.global.ca.u64")},
+    "direct_cg": {"kernel": r"20pointer_chase_directILNS0_8LoadPathE1E",
+                  "sass": ({"LDG"} | SASS_CONTROL, r"^LDG\.E\.64\.STRONG\.GPU\b"),
+                  "ptx": (("ld.global.cg.u64",) + PTX_CONTROL, "ld.global.cg.u64")},
+    "shared_direct": {"kernel": r"27pointer_chase_shared_direct",
+                      "sass": ({"LDS"} | SASS_CONTROL, r"^LDS\b"), "ptx": (("ld.shared.u32",) + PTX_CONTROL, "ld.shared.u32")},
+    "ffma_chain": {"kernel": r"19instruction_latencyINS0_4FfmaE",
+                   "sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32")},
+    "dfma_chain": {"kernel": r"19instruction_latencyINS0_4DfmaE",
+                   "sass": ({"DFMA"} | SASS_CONTROL, r"^DFMA\b"), "ptx": (("fma.rn.f64",) + PTX_CONTROL, "fma.rn.f64")},
+}
+# Checks that must fail: an audit that cannot catch these catches nothing.
+NEGATIVE = {
+    # The indexed chase turns each loaded index into an address (IMAD.WIDE; mul.wide in PTX).
+    "indexed_as_direct": {"kernel": r"13pointer_chaseILNS0_8LoadPathE0ELj4ELi0E", "rule": "direct_ca"},
+}
+
+
+def functions_from_sass(text):
+    """{mangled name: [(address, instruction)]} from cuobjdump -sass / nvdisasm output."""
+    functions, current = {}, None
+    for line in text.splitlines():
+        header = re.search(r"Function\s*:\s*(\S+)", line) or re.match(r"^\s*\.text\.(\S+):", line)
+        if header:
+            current = functions.setdefault(header.group(1), [])
+            continue
+        body = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
+        if current is not None and body:
+            current.append((int(body.group(1), 16), body.group(2).strip()))
+    return functions
+
+
+def functions_from_ptx(text):
+    """{mangled name: [(index, instruction or 'label:')]} from PTX."""
+    functions, current = {}, None
+    for line in text.splitlines():
+        entry = re.match(r"\s*\.(?:visible\s+)?\.?entry\s+(\S+?)\(", line) or re.match(r"\s*\.entry\s+(\S+?)\(", line)
+        if entry:
+            current = functions.setdefault(entry.group(1), [])
+            continue
+        if current is None:
+            continue
+        stripped = line.strip()
+        if not stripped or stripped.startswith("//") or stripped.startswith(".") or stripped in ("{", "}"):
+            continue
+        current.append((len(current), stripped.rstrip(";").strip()))
+    return functions
+
+
+def opcode(instruction):
+    """The instruction without its predicate: '@P0 BRA 0x70' -> 'BRA 0x70'."""
+    return re.sub(r"^@!?%?\w+\s+", "", instruction)
+
+
+def timed_loops_sass(listing):
+    clocks = [i for i, (_, ins) in enumerate(listing) if "SR_CLOCKLO" in ins]
+    if len(clocks) < 2:
+        return None
+    first, last = clocks[0], clocks[-1]
+    address_index = {address: i for i, (address, _) in enumerate(listing)}
+    loops = []
+    for i in range(first, last):
+        branch = re.match(r"BRA\s+(?:`\(\.L_x_\d+\)|0x([0-9a-f]+))", opcode(listing[i][1]))
+        if branch and branch.group(1):
+            target = address_index.get(int(branch.group(1), 16))
+            if target is not None and first < target <= i:  # a backward branch inside the region: a loop
+                loops.append([opcode(ins) for _, ins in listing[target:i + 1]])
+    return loops
+
+
+def timed_loops_ptx(listing):
+    clocks = [i for i, (_, ins) in enumerate(listing) if "%clock64" in ins]
+    if len(clocks) < 2:
+        return None
+    first, last = clocks[0], clocks[-1]
+    labels = {ins[:-1]: i for i, (_, ins) in enumerate(listing) if ins.endswith(":")}
+    loops = []
+    for i in range(first, last):
+        branch = re.match(r"bra(?:\.uni)?\s+(\S+)", opcode(listing[i][1]))
+        if branch and branch.group(1) in labels and first < labels[branch.group(1)] <= i:
+            loops.append([opcode(ins) for _, ins in listing[labels[branch.group(1)] + 1:i + 1] if not ins.endswith(":")])
+    return loops
+
+
+def check(listing, kind, rule):
+    """Violations of `rule` in one kernel's listing (empty: it passes)."""
+    allowed, required = RULES[rule][kind]
+    loops = (timed_loops_sass if kind == "sass" else timed_loops_ptx)(listing)
+    if loops is None:
+        return ["no timed region (fewer than two clock64 reads)"]
+    if not loops:
+        return ["no loop inside the timed region"]
+    problems = []
+    for loop in loops:
+        for ins in loop:
+            if kind == "sass":
+                if ins.split(".")[0].split()[0] not in allowed:
+                    problems.append(f"loop holds {ins}")
+            elif not ins.startswith(tuple(allowed)):
+                problems.append(f"loop holds {ins}")
+        if not any(re.search(required, ins) for ins in loop):
+            problems.append(f"a loop without the timed instruction ({required}): {loop}")
+    spills = [ins for _, ins in listing if re.match(r"(@\S+\s+)?(LDL|STL)\b", ins) or re.match(r"(ld|st)\.local", ins)]
+    problems += [f"local-memory access (a spill?): {ins}" for ins in spills]
+    return problems
+
+
+def sass_text(binary):
+    for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", None)):
+        path = shutil.which(tool) or (f"/usr/local/cuda/bin/{tool}" if os.path.exists(f"/usr/local/cuda/bin/{tool}") else None)
+        if path and args is not None:
+            return subprocess.run([path, *args, binary], capture_output=True, text=True, check=True).stdout
+    return None
+
+
+def find(functions, pattern):
+    return [name for name in functions if re.search(pattern, name)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--sass-of", help="a built binary: its SASS through cuobjdump")
+    source.add_argument("--sass", help="a saved SASS listing")
+    source.add_argument("--ptx", help="a PTX file")
+    parser.add_argument("--expect-violation", choices=sorted(NEGATIVE), help="pass only if the audit catches it")
+    args = parser.parse_args()
+    if args.sass_of:
+        text = sass_text(args.sass_of)
+        if text is None:
+            print("SKIPPED: neither cuobjdump nor nvdisasm is installed (the CUDA toolkit's, or the "
+                  "nvidia-cuda-cuobjdump wheel); the PTX audit still runs")
+            return SKIP
+        kind = "sass"
+    elif args.sass:
+        text, kind = open(args.sass).read(), "sass"
+    else:
+        text, kind = open(args.ptx).read(), "ptx"
+    functions = (functions_from_sass if kind == "sass" else functions_from_ptx)(text)
+
+    if args.expect_violation:
+        negative = NEGATIVE[args.expect_violation]
+        names = find(functions, negative["kernel"])
+        if not names:
+            print(f"FAILED: no kernel matches {negative['kernel']}")
+            return 1
+        problems = check(functions[names[0]], kind, negative["rule"])
+        print(f"{args.expect_violation} ({kind}): {len(problems)} violation(s) found, as it must")
+        for problem in problems[:5]:
+            print("  " + problem)
+        return 0 if problems else 1
+
+    failed = 0
+    for rule, spec in RULES.items():
+        names = find(functions, spec["kernel"])
+        if not names:
+            print(f"FAILED {rule}: no kernel matches {spec['kernel']}")
+            failed += 1
+            continue
+        for name in names:
+            problems = check(functions[name], kind, rule)
+            print(f"{'ok    ' if not problems else 'FAILED'} {rule} ({kind}): {name}")
+            for problem in problems[:10]:
+                print("    " + problem)
+            failed += bool(problems)
+    print(f"{len(RULES)} rules, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
