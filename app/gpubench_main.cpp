@@ -30,7 +30,8 @@ void print_counter_table() {
   for (const gpubench::MetricSpec& spec : gpubench::metric_table()) {
     std::string metric = spec.perfworks;
     if (spec.scale != 1.0) metric += " x " + std::to_string(static_cast<int>(spec.scale));
-    if (spec.per != nullptr) metric += std::string(" / ") + spec.per;
+    if (spec.per != nullptr) metric += std::string(" / ") + (spec.per_plus ? "(" : "") + spec.per;
+    if (spec.per_plus != nullptr) metric += std::string(" + ") + spec.per_plus + ")";
     name_width = std::max(name_width, std::strlen(spec.name));
     unit_width = std::max(unit_width, std::strlen(spec.unit));
     metric_width = std::max(metric_width, metric.size());

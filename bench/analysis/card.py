@@ -62,34 +62,64 @@ class Card:
 
     # --- the rules -------------------------------------------------------------------------------
     def memory(self):
+        """Load-to-use latency per level from the direct chase (`p = *p`), the indexed chase's reading
+        beside it, and their difference: the address arithmetic the indexed loop adds per load."""
         section = "Memory latency"
-        levels = chase_summary.level_table(self.report, "PointerChase/cached", 128)
-        by_name = {level["name"]: level for level in levels}
+        direct = {l["name"]: l for l in chase_summary.level_table(self.report, "PointerChase/direct", 128)}
+        indexed = {l["name"]: l for l in chase_summary.level_table(self.report, "PointerChase/cached", 128)}
         for name in ("L1", "L2", "L2 (far)", "DRAM"):
             key = "memory." + name.lower().replace(" (far)", "_far")
-            level = by_name.get(name)
+            level, index_level = direct.get(name), indexed.get(name)
             if level is None:
                 if name != "L2 (far)":
-                    self.missing(key + ".cycles", section, f"{name} hit latency", "cycles")
+                    self.missing(key + ".cycles", section, f"{name} load-to-use latency", "cycles")
+            else:
+                source = span("PointerChase/direct", level["sizes"], "/stride:128")
+                self.add(key + ".cycles", section, f"{name} load-to-use latency", level["latency"], "cycles", source,
+                         f"{level['latency']:.1f} cycles, {level['ns']:.1f} ns")
+                self.add(key + ".ns", section, f"{name} load-to-use latency (ns)", level["ns"], "ns", source)
+                if level["max_bytes"] is not None:
+                    self.add(key + ".capacity_bytes", section, f"{name} capacity edge", level["min_bytes"], "bytes",
+                             source, f"holds {chase_summary.size_text(level['min_bytes'])}, misses from "
+                                     f"{chase_summary.size_text(level['max_bytes'])}",
+                             bracket=(level["min_bytes"], level["max_bytes"]))
+            if index_level is not None:
+                source = span("PointerChase/cached", index_level["sizes"], "/stride:128")
+                text = f"{index_level['latency']:.1f} cycles"
+                if level is not None:
+                    text += f", {index_level['latency'] - level['latency']:+.1f} for the index-to-address arithmetic"
+                self.add(key + ".indexed_cycles", section, f"{name} latency, indexed chase", index_level["latency"],
+                         "cycles", source, text)
+        self.shared()
+        self.by_sm()
+
+    def shared(self):
+        section = "Memory latency"
+        for family, key, label in (("PointerChase/shared_direct", "memory.shared.cycles", "shared-memory load-to-use latency"),
+                                   ("PointerChase/shared", "memory.shared.indexed_cycles", "shared-memory latency, indexed chase")):
+            rows = rows_of(self.report, family, "cycles_per_load")
+            if not rows:
+                self.missing(key, section, label, "cycles")
                 continue
-            source = span("PointerChase/cached", level["sizes"], "/stride:128")
-            self.add(key + ".cycles", section, f"{name} hit latency", level["latency"], "cycles", source,
-                     f"{level['latency']:.1f} cycles, {level['ns']:.1f} ns")
-            self.add(key + ".ns", section, f"{name} hit latency (ns)", level["ns"], "ns", source)
-            if level["max_bytes"] is not None:
-                self.add(key + ".capacity_bytes", section, f"{name} capacity edge", level["min_bytes"], "bytes",
-                         source, f"holds {chase_summary.size_text(level['min_bytes'])}, misses from "
-                                 f"{chase_summary.size_text(level['max_bytes'])}",
-                         bracket=(level["min_bytes"], level["max_bytes"]))
-        shared = rows_of(self.report, "PointerChase/shared", "cycles_per_load")
-        if shared:
-            cycles = statistics.median(float(r["cycles_per_load"]) for r in shared)
-            ns = statistics.median(float(r["ns_per_load"]) for r in shared)
-            source = span("PointerChase/shared", [r["working_set_bytes"] for r in shared], "/stride:4")
-            self.add("memory.shared.cycles", section, "shared-memory load latency", cycles, "cycles", source,
+            cycles = statistics.median(float(r["cycles_per_load"]) for r in rows)
+            ns = statistics.median(float(r["ns_per_load"]) for r in rows)
+            self.add(key, section, label, cycles, "cycles", span(family, [r["working_set_bytes"] for r in rows], "/stride:4"),
                      f"{cycles:.1f} cycles, {ns:.1f} ns")
-        else:
-            self.missing("memory.shared.cycles", section, "shared-memory load latency", "cycles")
+
+    def by_sm(self):
+        """The spread of a level's latency over the SMs the direct chase was pinned to."""
+        section = "Memory latency"
+        sets = {}
+        for row in rows_of(self.report, "PointerChase/direct_sm", "cycles_per_load"):
+            sets.setdefault(int(row["working_set_bytes"]), []).append(row)
+        for size, rows in sorted(sets.items()):
+            cycles = [float(r["cycles_per_load"]) for r in rows]
+            low, high = min(cycles), max(cycles)
+            sms = sorted(int(r["sm"]) for r in rows)
+            self.add(f"memory.by_sm.{size}.spread", section, f"latency by SM at {chase_summary.size_text(size)}",
+                     (high - low) / low, "of the fastest",
+                     f"PointerChase/direct_sm/bytes:{size}/stride:128/sm:{sms[0]}..{sms[-1]} ({len(rows)} SMs)",
+                     f"{low:.1f} .. {high:.1f} cycles over {len(rows)} SMs ({(high - low) / low:.1%})")
 
     def tlb_and_carveout(self):
         section = "TLB and carveout"

@@ -175,13 +175,23 @@ def main():
     context = report["context"]
     print(f"Device: {context.get('gpu_name', '?')}, SM clock {context.get('gpu_sm_clock_mhz_measured', '?')} MHz\n")
 
+    direct = level_table(report, "PointerChase/direct", 128)
+    if direct:
+        print_levels("PointerChase/direct (load-to-use: p = *p, ld.ca.u64, 128-byte stride): memory levels", direct)
     cached = level_table(report, "PointerChase/cached", 128)
     if cached:
-        print_levels("PointerChase/cached (ld.ca, 128-byte stride): memory levels", cached)
+        print_levels("PointerChase/cached (indexed: an address computed per load, ld.ca, 128-byte stride): memory levels",
+                     cached)
+    if direct and cached:
+        by_name = {level["name"]: level for level in direct}
+        costs = [f"{level['name']} {level['latency'] - by_name[level['name']]['latency']:+.1f}"
+                 for level in cached if level["name"] in by_name]
+        print("Address arithmetic (indexed minus load-to-use), cycles per load: " + ", ".join(costs) + "\n")
     sector = level_table(report, "PointerChase/cached", 32)
     if sector:
         print_levels("PointerChase/cached, 32-byte stride (four nodes per line)", sector)
-    for family in ("PointerChase/l2_only", "PointerChase/volatile", "PointerChase/shared"):
+    for family in ("PointerChase/direct_l2", "PointerChase/l2_only", "PointerChase/volatile", "PointerChase/shared_direct",
+                   "PointerChase/shared"):
         points = latency_levels.points_from_json(report, family)
         ns = latency_levels.points_from_json(report, family, "ns_per_load")
         if points:

@@ -94,6 +94,7 @@ void global_chase(benchmark::State& state) {
   report_per(state, result, "load", kTimedLoads);
   state.counters["working_set_bytes"] = static_cast<double>(bytes);
   state.counters["stride_bytes"] = static_cast<double>(stride);
+  state.counters["sm"] = chain.last_sm();  // unpinned: whichever SM the block scheduler chose
 
   // The course notebook's "checking results": a launch from the cycle's start ends where the host
   // says. It walks from a position of its own: restarting the main walk would make the next trial
@@ -139,8 +140,8 @@ void direct_chase(benchmark::State& state) {
     return made;
   });
   // Which level served the loads: L1, near L2 (hits, no fabric traffic), far L2 (fabric sectors), DRAM.
-  RunOptions options{{"l1_hit_rate", "l2_hit_rate", "l2_read_hit_sectors", "l2_read_miss_sectors", "l2_fabric_sectors",
-                      "dram_read_bytes"}};
+  RunOptions options{{"l1_hit_rate", "l2_hit_rate", "l2_read_hit_sectors", "l2_read_miss_sectors",
+                      "l2_far_read_hit_sectors", "dram_read_bytes"}};
   options.profile_warm = true;
   if (l2_could_hold) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);

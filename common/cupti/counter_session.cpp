@@ -52,7 +52,8 @@ std::map<std::string, double> CounterSession::profile(int device, const std::vec
       return counter_values(specs, metrics, profiler->profile(launch_and_sync, prepare));
     } catch (const UnsupportedMetric& e) {
       for (auto it = specs.begin(); it != specs.end(); ++it) {
-        if (e.metric() == (*it)->perfworks || ((*it)->per != nullptr && e.metric() == (*it)->per)) {
+        if (e.metric() == (*it)->perfworks || ((*it)->per != nullptr && e.metric() == (*it)->per) ||
+            ((*it)->per_plus != nullptr && e.metric() == (*it)->per_plus)) {
           dropped_counters_.insert((*it)->name);
           warn_once("counter " + std::string((*it)->name) + " dropped: " + e.what());
           specs.erase(it);

@@ -34,15 +34,20 @@ const std::vector<MetricSpec>& metric_table() {
        "smsp__inst_executed_op_shared_ld.sum"},
       {"l1_hit_rate", "l1tex__t_sector_hit_rate.pct", 1.0, "%", "L1/TEX sector hit rate"},
       // Not lts__t_sector_hit_rate: that counts every L2 client, not only the SMs, and read 52-116% for
-      // single-thread pointer chases on an H100 (60% for one whose every load went to DRAM).
+      // single-thread pointer chases on an H100 (60% for one whose every load went to DRAM). Nor hits over
+      // the SMs' read sectors: lookups are not requests (on an H100 a load of a far-partition line made two
+      // missed lookups, a near hit one), so that ratio read 100.5% once. Hits over hits + misses cannot.
       {"l2_hit_rate", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", 100.0, "%",
-       "share of the SMs' L2 read sectors that hit in L2", "lts__t_sectors_srcunit_tex_op_read.sum"},
+       "share of the SMs' L2 read lookups that hit (hits / (hits + misses))",
+       "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"},
       {"l2_read_hit_sectors", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", 1.0, "sectors",
        "SM read sectors that hit in L2 (l2_hit_rate's numerator)"},
       {"l2_read_miss_sectors", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", 1.0, "sectors",
        "SM read sectors that missed in L2"},
       {"l2_fabric_sectors", "lts__t_sectors_srcunit_ltcfabric.sum", 1.0, "sectors",
-       "sectors L2 slices received over the fabric between the two L2 partitions (far-partition traffic, Hopper)"},
+       "sectors L2 slices received over the fabric between the two L2 partitions, every operation (Hopper)"},
+      {"l2_far_read_hit_sectors", "lts__t_sectors_srcunit_ltcfabric_op_read_lookup_hit.sum", 1.0, "sectors",
+       "read sectors that came over the fabric and hit in the far L2 partition (far-L2 hits, Hopper)"},
       {"inst_executed", "smsp__inst_executed.sum", 1.0, "warp instructions", "warp-level instructions executed"},
       {"thread_inst_executed", "smsp__thread_inst_executed.sum", 1.0, "thread instructions",
        "thread-level instructions executed (active lanes summed)"},
@@ -73,6 +78,7 @@ std::vector<std::string> perfworks_metrics(const std::vector<const MetricSpec*>&
   for (const MetricSpec* spec : specs) {
     add(spec->perfworks);
     add(spec->per);
+    add(spec->per_plus);
   }
   return metrics;
 }
@@ -90,7 +96,8 @@ std::map<std::string, double> counter_values(const std::vector<const MetricSpec*
     const double value = value_of(spec->perfworks) * spec->scale;
     if (spec->per == nullptr) {
       counters[spec->name] = value;
-    } else if (const double denominator = value_of(spec->per); denominator > 0.0) {
+    } else if (const double denominator = value_of(spec->per) + (spec->per_plus ? value_of(spec->per_plus) : 0.0);
+               denominator > 0.0) {
       counters[spec->name] = value / denominator;
     }
   }

@@ -15,6 +15,7 @@ struct MetricSpec {
   const char* unit;
   const char* description;
   const char* per = nullptr;  // when set: counter = perfworks * scale / per (a ratio of two counts)
+  const char* per_plus = nullptr;  // when set too: the denominator is per + per_plus
 };
 
 const std::vector<MetricSpec>& metric_table();

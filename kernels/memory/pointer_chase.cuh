@@ -39,7 +39,8 @@ __device__ __forceinline__ std::uint32_t chase_load(const std::uint32_t* address
 }
 
 // Launch <<<1, 1>>>. Continues from position[0], chases `warmup` untimed then `steps` timed loads,
-// and stores where it stopped back into position[0], so consecutive launches walk the whole cycle.
+// and stores where it stopped back into position[0], so consecutive launches walk the whole cycle;
+// position[1] gets the SM it ran on, plus one.
 // A value is an index in units of IndexBytes: 4 (word index) or the stride (node index, for sets
 // beyond 2^32 words); either way one IMAD.WIDE turns it into an address. `Instance` only makes a
 // separate kernel, so a function attribute set on one (the L1/shared carveout) leaves the other alone.
@@ -58,6 +59,7 @@ static __global__ void pointer_chase(const std::uint32_t* words, std::uint32_t* 
   for (std::uint32_t i = 0; i < steps; ++i) at = chase_load<Path>(address(at));
   clocks.end_after(start, at);
   position[0] = at;
+  position[1] = sm_id() + 1u;  // where the unpinned chase ran (a reading depends on the SM)
 }
 
 // Load-to-use chase: every node holds the 64-bit address of the next node, so a step is the load

@@ -20,6 +20,7 @@ import latency_levels  # noqa: E402
 H100_CHASE = [os.path.join(RESULTS, "2026-11-22-h100-chase", name)
               for name in ("cached-5reps.json", "tlb.json", "carveout-shared-parallelism.json")]
 H200_SUITE = os.path.join(RESULTS, "2026-11-22-h200", "suite.json")
+H100_DIRECT = os.path.join(RESULTS, "2026-11-22-h100-fidelity", "chase.json")
 
 
 def load(paths):
@@ -39,15 +40,25 @@ class CardOnDeviceJson(unittest.TestCase):
         report = load(H100_CHASE)
         got = values(report)
         levels = {l["name"]: l for l in chase_summary.level_table(report, "PointerChase/cached", 128)}
-        self.assertAlmostEqual(got["memory.l1.cycles"]["value"], levels["L1"]["latency"])
-        self.assertAlmostEqual(got["memory.dram.cycles"]["value"], levels["DRAM"]["latency"])
-        self.assertEqual(got["memory.l2.capacity_bytes"]["value"], levels["L2"]["min_bytes"])
+        # This run predates the load-to-use chase: its indexed readings, and no direct ones.
+        self.assertAlmostEqual(got["memory.l1.indexed_cycles"]["value"], levels["L1"]["latency"])
+        self.assertAlmostEqual(got["memory.dram.indexed_cycles"]["value"], levels["DRAM"]["latency"])
+        self.assertIsNone(got["memory.l1.cycles"]["value"])
         # H100 figures as docs/results/2026-11-22-h100-chase/summary.md reads them
-        self.assertAlmostEqual(got["memory.l1.cycles"]["value"], 41.0, delta=0.5)
+        self.assertAlmostEqual(got["memory.l1.indexed_cycles"]["value"], 41.0, delta=0.5)
         self.assertEqual(got["carveout.50.l1_bytes"]["value"], 96 * 1024)
         low, high = got["tlb.reach_bytes"]["bracket"]  # the edge sits at 512 MiB, resolved to the grid
         self.assertLessEqual(low, 512 * 1024 * 1024)
         self.assertGreaterEqual(high, 512 * 1024 * 1024)
+
+    def test_load_to_use_and_the_address_arithmetic_beside_it(self):
+        got = values(load([H100_DIRECT]))
+        self.assertAlmostEqual(got["memory.l1.cycles"]["value"], 32.0, delta=0.5)  # ld.ca.u64, p = *p
+        self.assertGreater(got["memory.l1.indexed_cycles"]["value"], got["memory.l1.cycles"]["value"])
+        self.assertLess(got["memory.l2.cycles"]["value"], got["memory.l2_far.cycles"]["value"])
+        self.assertLess(got["memory.l2_far.cycles"]["value"], got["memory.dram.cycles"]["value"])
+        self.assertLess(got["memory.shared.cycles"]["value"], got["memory.shared.indexed_cycles"]["value"])
+        self.assertIn("memory.by_sm.2097152.spread", got)
 
     def test_every_value_names_rows_that_exist(self):
         report = load(H100_CHASE)
@@ -68,7 +79,7 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertAlmostEqual(got["divergence.slowdown_2"]["value"], 1.98, delta=0.02)
         self.assertAlmostEqual(got["shared.cycles_per_conflict_way"]["value"], 1.0, delta=0.05)
         markdown = card.Card(load([H200_SUITE])).build().to_markdown()
-        self.assertIn("| L1 hit latency | not measured | - |", markdown)
+        self.assertIn("| L1 load-to-use latency | not measured | - |", markdown)
 
 
 class CardCommandLine(unittest.TestCase):
@@ -88,13 +99,13 @@ class CardCommandLine(unittest.TestCase):
             self.assertEqual(same.returncode, 0, same.stdout)
             # A card whose L1 latency moved 10% is over a 2% tolerance.
             for v in written["values"]:
-                if v["key"] == "memory.l1.cycles":
+                if v["key"] == "memory.l1.indexed_cycles":
                     v["value"] *= 1.1
             with open(prefix + "-moved.json", "w") as f:
                 json.dump(written, f)
             moved = self.run_card("--compare", prefix + ".json", prefix + "-moved.json")
             self.assertEqual(moved.returncode, 1, moved.stdout)
-            self.assertIn("memory.l1.cycles", moved.stdout)
+            self.assertIn("memory.l1.indexed_cycles", moved.stdout)
 
     def test_refuses_to_mix_gpus(self):
         h200_compute = os.path.join(RESULTS, "2026-11-22-h200-compute", "instructions.json")

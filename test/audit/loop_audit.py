@@ -20,7 +20,7 @@ SKIP = 77  # ctest's SKIP_RETURN_CODE
 # kernel (mangled-name pattern) -> what its timed loops may hold, per listing kind. SASS entries are
 # opcode prefixes (the part before the first '.': LDG, IADD3, ...) plus one required load form; PTX
 # entries are instruction prefixes. Loop control is a counter add, a compare and the branch.
-SASS_CONTROL = {"IADD3", "ISETP", "BRA", "NOP"}
+SASS_CONTROL = {"IADD3", "VIADD", "UIADD3", "ISETP", "BRA", "NOP"}
 PTX_CONTROL = ("add.s32", "setp.", "bra")
 RULES = {
     "direct_ca": {"kernel": r"20pointer_chase_directILNS0_8LoadPathE0E",
@@ -43,12 +43,14 @@ NEGATIVE = {
 
 
 def functions_from_sass(text):
-    """{mangled name: [(address, instruction)]} from cuobjdump -sass / nvdisasm output."""
-    functions, current = {}, None
+    """[(mangled name, [(address, instruction)])] from cuobjdump -sass / nvdisasm output; a kernel that
+    several translation units hold (a static kernel of a shared header) appears once per copy."""
+    functions, current = [], None
     for line in text.splitlines():
         header = re.search(r"Function\s*:\s*(\S+)", line) or re.match(r"^\s*\.text\.(\S+):", line)
         if header:
-            current = functions.setdefault(header.group(1), [])
+            current = []
+            functions.append((header.group(1), current))
             continue
         body = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
         if current is not None and body:
@@ -57,12 +59,13 @@ def functions_from_sass(text):
 
 
 def functions_from_ptx(text):
-    """{mangled name: [(index, instruction or 'label:')]} from PTX."""
-    functions, current = {}, None
+    """[(mangled name, [(index, instruction or 'label:')])] from PTX."""
+    functions, current = [], None
     for line in text.splitlines():
         entry = re.match(r"\s*\.(?:visible\s+)?\.?entry\s+(\S+?)\(", line) or re.match(r"\s*\.entry\s+(\S+?)\(", line)
         if entry:
-            current = functions.setdefault(entry.group(1), [])
+            current = []
+            functions.append((entry.group(1), current))
             continue
         if current is None:
             continue
@@ -140,7 +143,7 @@ def sass_text(binary):
 
 
 def find(functions, pattern):
-    return [name for name in functions if re.search(pattern, name)]
+    return [(name, listing) for name, listing in functions if re.search(pattern, name)]
 
 
 def main():
@@ -170,7 +173,7 @@ def main():
         if not names:
             print(f"FAILED: no kernel matches {negative['kernel']}")
             return 1
-        problems = check(functions[names[0]], kind, negative["rule"])
+        problems = check(names[0][1], kind, negative["rule"])
         print(f"{args.expect_violation} ({kind}): {len(problems)} violation(s) found, as it must")
         for problem in problems[:5]:
             print("  " + problem)
@@ -183,8 +186,8 @@ def main():
             print(f"FAILED {rule}: no kernel matches {spec['kernel']}")
             failed += 1
             continue
-        for name in names:
-            problems = check(functions[name], kind, rule)
+        for name, listing in names:
+            problems = check(listing, kind, rule)
             print(f"{'ok    ' if not problems else 'FAILED'} {rule} ({kind}): {name}")
             for problem in problems[:10]:
                 print("    " + problem)

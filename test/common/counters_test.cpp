@@ -15,7 +15,8 @@ TEST(MetricTable, NamesAndMetricsAreUniqueAndEveryEntryIsDescribed) {
   std::set<std::string> names, metrics;  // a ratio may share its numerator with a count: the pair is unique
   for (const MetricSpec& spec : metric_table()) {
     EXPECT_TRUE(names.insert(spec.name).second) << "duplicate counter " << spec.name;
-    const std::string metric = std::string(spec.perfworks) + " / " + (spec.per != nullptr ? spec.per : "1");
+    const std::string metric = std::string(spec.perfworks) + " / " + (spec.per != nullptr ? spec.per : "1") + " + " +
+                               (spec.per_plus != nullptr ? spec.per_plus : "0");
     EXPECT_TRUE(metrics.insert(metric).second) << "duplicate metric " << metric;
     EXPECT_GT(std::string(spec.unit).size(), 0u) << spec.name;
     EXPECT_GT(std::string(spec.description).size(), 10u) << spec.name;
@@ -41,22 +42,32 @@ TEST(MetricTable, DerivedRatiosAreTableRows) {
 }
 
 TEST(MetricTable, RatiosCollectTheirDenominatorOnceAndDivide) {
-  const std::vector<const MetricSpec*> specs = {find_metric("l2_read_bytes"), find_metric("l2_hit_rate")};
+  const std::vector<const MetricSpec*> specs = {find_metric("sectors_per_request"), find_metric("global_load_sectors")};
   const std::vector<std::string> metrics = perfworks_metrics(specs);
-  // l2_read_bytes' metric is also l2_hit_rate's denominator: collected once.
+  // global_load_sectors' metric is also sectors_per_request's numerator: collected once.
   ASSERT_EQ(metrics.size(), 2u);
   EXPECT_EQ(metrics[0], specs[0]->perfworks);
-  EXPECT_EQ(metrics[1], specs[1]->perfworks);
-  EXPECT_EQ(std::string(specs[1]->per), specs[0]->perfworks);
+  EXPECT_EQ(metrics[1], specs[0]->per);
 
-  const auto counters = counter_values(specs, metrics, {1000.0, 750.0});  // sectors read, sectors that hit
-  EXPECT_DOUBLE_EQ(counters.at("l2_read_bytes"), 32000.0);
-  EXPECT_DOUBLE_EQ(counters.at("l2_hit_rate"), 75.0);
+  const auto counters = counter_values(specs, metrics, {1000.0, 250.0});  // sectors, requests
+  EXPECT_DOUBLE_EQ(counters.at("sectors_per_request"), 4.0);
+  EXPECT_DOUBLE_EQ(counters.at("global_load_sectors"), 1000.0);
 
-  const auto no_reads = counter_values(specs, metrics, {0.0, 0.0});
-  EXPECT_EQ(no_reads.count("l2_hit_rate"), 0u);  // no accesses: no rate, not 0%
-  EXPECT_DOUBLE_EQ(no_reads.at("l2_read_bytes"), 0.0);
+  const auto no_requests = counter_values(specs, metrics, {0.0, 0.0});
+  EXPECT_EQ(no_requests.count("sectors_per_request"), 0u);  // no accesses: no ratio, not 0
   EXPECT_THROW(counter_values(specs, {metrics[0]}, {1.0}), std::invalid_argument);
+}
+
+TEST(MetricTable, L2HitRateIsHitsOverLookupsAndCannotPassAHundred) {
+  const std::vector<const MetricSpec*> specs = {find_metric("l2_hit_rate"), find_metric("l2_read_miss_sectors")};
+  const std::vector<std::string> metrics = perfworks_metrics(specs);
+  ASSERT_EQ(metrics.size(), 2u);  // hits, misses: the denominator is their sum
+  EXPECT_EQ(std::string(specs[0]->per_plus), specs[1]->perfworks);
+  EXPECT_DOUBLE_EQ(counter_values(specs, metrics, {750.0, 250.0}).at("l2_hit_rate"), 75.0);
+  // Lookups are not requests: a far-partition load is looked up twice. Whatever the counts, at most 100%.
+  EXPECT_DOUBLE_EQ(counter_values(specs, metrics, {12288.0, 0.0}).at("l2_hit_rate"), 100.0);
+  EXPECT_DOUBLE_EQ(counter_values(specs, metrics, {1.0, 24576.0}).at("l2_hit_rate"), 100.0 / 24577.0);
+  EXPECT_EQ(counter_values(specs, metrics, {0.0, 0.0}).count("l2_hit_rate"), 0u);
 }
 
 TEST(MetricTable, HasTheCountersTheHarnessPromises) {

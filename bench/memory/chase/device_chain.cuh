@@ -24,7 +24,7 @@ class DeviceChain {
       : host_(make_chase_chain(bytes, stride, kChainSeed)),
         value_scale_(static_cast<std::uint32_t>(stride / index_bytes)),
         words_(host_.word_count()),
-        position_(1),
+        position_(2),
         stream_(stream) {
     if (index_bytes != 4 && index_bytes != stride)
       throw std::invalid_argument("chain index unit must be a word or the stride");
@@ -48,13 +48,15 @@ class DeviceChain {
   std::uint32_t value_at(std::size_t at) const { return host_.order[at % host_.nodes] * value_scale_; }
   std::uint32_t value_after(std::size_t at, std::size_t steps) const { return value_at(at + steps); }
   // Puts the single-thread walk at place `at` of the cycle.
-  void set_position(std::size_t at) { position_.upload({value_at(at)}, stream_); }
+  void set_position(std::size_t at) { position_.upload({value_at(at), 0}, stream_); }
+  // The SM the last single-thread chase ran on (-1 before any).
+  int last_sm() const { return static_cast<int>(position_.download(stream_)[1]) - 1; }
   // Throws unless the single-thread walk, started at place 0 `steps` loads ago, stands where the host says.
   void expect_position(std::size_t steps) const { expect_walked(position_, 0, steps); }
   // A position of its own at place `at`: for checks that must not move (or restart) the main walk.
   DeviceBuffer<std::uint32_t> position_at(std::size_t at) const {
-    DeviceBuffer<std::uint32_t> position(1);
-    position.upload({value_at(at)}, stream_);
+    DeviceBuffer<std::uint32_t> position(2);
+    position.upload({value_at(at), 0}, stream_);
     return position;
   }
   // Throws unless `position`, started at place `from`, stands `steps` loads further on, as the host says.
