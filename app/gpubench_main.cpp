@@ -170,6 +170,7 @@ int main(int argc, char** argv) {
                            "and clocks with the run\n", others.c_str());
   }
   benchmark::AddCustomContext("gpubench_preset", options.full ? "full" : "quick");
+  benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);
 
   gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
   gpubench::detail::install_interrupt_handlers();

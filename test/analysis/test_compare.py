@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""compare.py on synthetic runs and on committed device runs (no GPU): a 10% counter change is found
+and thresholded, identical runs exit 0, runs from different GPUs are refused, missing counters and
+benchmarks are listed, not dropped."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COMPARE = os.path.join(HERE, "..", "..", "bench", "analysis", "compare.py")
+SHAPE = os.path.join(HERE, "..", "..", "docs", "results", "2026-11-22-h100-shape")
+
+
+def row(name, time=1000.0, repetition=0, **counters):
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetition_index": repetition,
+            "iterations": 10, "real_time": time, "cpu_time": time, "time_unit": "ns", **counters}
+
+
+def report(rows, gpu="NVIDIA H100 80GB HBM3"):
+    return {"context": {"gpu_name": gpu, "gpu_sm_clock_mhz_measured": "1980"}, "benchmarks": rows}
+
+
+class Compare(unittest.TestCase):
+    def run_compare(self, before, after, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for index, content in enumerate((before, after)):
+                path = os.path.join(tmp, f"run{index}.json")
+                with open(path, "w") as f:
+                    json.dump(content, f)
+                paths.append(path)
+            return subprocess.run([sys.executable, COMPARE, *paths, *args], capture_output=True, text=True)
+
+    def test_a_ten_percent_counter_change_at_equal_time_is_found_and_thresholded(self):
+        before = report([row("Copy/MiB:64/manual_time", l2_read_bytes=1000.0, cycles=500.0)])
+        after = report([row("Copy/MiB:64/manual_time", l2_read_bytes=1100.0, cycles=500.0)])
+        done = self.run_compare(before, after, "--threshold", "5")
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        line = next(l for l in done.stdout.splitlines() if "l2_read_bytes" in l)
+        self.assertIn("+10.00%", line)
+        self.assertIn("exact counter changed", line)
+        self.assertIn("over 5%", line)
+        self.assertEqual(self.run_compare(before, after, "--threshold", "15").returncode, 0)
+        self.assertEqual(self.run_compare(before, after, "--threshold", "5", "--counters", "cycles").returncode, 0)
+
+    def test_identical_runs_exit_zero(self):
+        same = report([row("A/manual_time", cycles=10.0, inst_executed=5.0), row("B/manual_time", cycles=3.0)])
+        done = self.run_compare(same, same, "--threshold", "0.1")
+        self.assertEqual(done.returncode, 0, done.stdout)
+        self.assertIn("0 flagged", done.stdout)
+
+    def test_runs_from_different_gpus_are_refused_unless_allowed(self):
+        a = report([row("A/manual_time")], gpu="NVIDIA H100 80GB HBM3")
+        b = report([row("A/manual_time")], gpu="NVIDIA H200")
+        refused = self.run_compare(a, b)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("different GPUs", refused.stderr)
+        self.assertEqual(self.run_compare(a, b, "--allow-different-devices").returncode, 0)
+
+    def test_missing_counters_and_benchmarks_are_listed(self):
+        before = report([row("A/manual_time", cycles=1.0, l2_read_bytes=5.0), row("Gone/manual_time")])
+        after = report([row("A/manual_time", cycles=1.0), row("New/manual_time")])
+        done = self.run_compare(before, after)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("l2_read_bytes", done.stdout.split("only in")[0])  # in one run only: not compared
+        self.assertIn("only in BEFORE (1): Gone/manual_time", done.stdout)
+        self.assertIn("only in AFTER (1): New/manual_time", done.stdout)
+
+    def test_repetitions_get_a_significance_test_or_say_why_not(self):
+        before = report([row("A/manual_time", time=100.0 + i, repetition=i) for i in range(5)])
+        after = report([row("A/manual_time", time=200.0 + i, repetition=i) for i in range(5)])
+        done = self.run_compare(before, after, "--format", "md")
+        line = next(l for l in done.stdout.splitlines() if "time_ns" in l)
+        try:
+            import scipy  # noqa: F401
+            self.assertIn("yes (p=", line)
+        except ImportError:
+            self.assertIn("no scipy", line)
+        self.assertTrue(line.startswith("| A/manual_time | time_ns |"), line)
+
+    def test_committed_device_runs_before_and_after_the_shape_change(self):
+        done = subprocess.run([sys.executable, COMPARE, os.path.join(SHAPE, "before.json"), os.path.join(SHAPE, "after.json"),
+                               "--filter", "^InstructionLatency/", "--counters", "^(cycles_per_op|inst_executed)$",
+                               "--threshold", "1"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)  # latency chains: equal before and after
+        self.assertIn("10 benchmarks", done.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
