@@ -48,16 +48,21 @@ def load(path):
     return report.get("context", {}), runs
 
 
+MIN_REPETITIONS = 4  # with 3 a side, a two-sided U test cannot go below p = 0.10
+
+
 def significance(before, after, alpha):
     """'yes'/'no' from a two-sided Mann-Whitney U test, or why there is none."""
     if len(before) < 2 or len(after) < 2:
         return "-"
+    if len(set(before)) == 1 and len(set(after)) == 1:
+        return "not resampled"  # e.g. hardware counters: profiled once per case, repeated in every repetition
+    if min(len(before), len(after)) < MIN_REPETITIONS:
+        return f"too few ({min(len(before), len(after))} < {MIN_REPETITIONS})"
     try:
         from scipy.stats import mannwhitneyu
     except ImportError:
         return "no scipy"
-    if len(set(before + after)) == 1:
-        return "no"
     p = mannwhitneyu(before, after, alternative="two-sided").pvalue
     return f"{'yes' if p < alpha else 'no'} (p={p:.3f})"
 

@@ -72,7 +72,11 @@ class Compare(unittest.TestCase):
     def test_repetitions_get_a_significance_test_or_say_why_not(self):
         before = report([row("A/manual_time", time=100.0 + i, repetition=i) for i in range(5)])
         after = report([row("A/manual_time", time=200.0 + i, repetition=i) for i in range(5)])
+        for rows in (before["benchmarks"], after["benchmarks"]):
+            for r in rows:
+                r["inst_executed"] = 7.0  # a counter profiled once per case: the same in every repetition
         done = self.run_compare(before, after, "--format", "md")
+        self.assertIn("not resampled", next(l for l in done.stdout.splitlines() if "inst_executed" in l))
         line = next(l for l in done.stdout.splitlines() if "time_ns" in l)
         try:
             import scipy  # noqa: F401
@@ -80,6 +84,12 @@ class Compare(unittest.TestCase):
         except ImportError:
             self.assertIn("no scipy", line)
         self.assertTrue(line.startswith("| A/manual_time | time_ns |"), line)
+
+    def test_three_repetitions_are_too_few_for_the_test(self):
+        before = report([row("A/manual_time", time=100.0 + i, repetition=i) for i in range(3)])
+        after = report([row("A/manual_time", time=200.0 + i, repetition=i) for i in range(3)])
+        line = next(l for l in self.run_compare(before, after).stdout.splitlines() if "time_ns" in l)
+        self.assertIn("too few (3 < 4)", line)
 
     def test_committed_device_runs_before_and_after_the_shape_change(self):
         done = subprocess.run([sys.executable, COMPARE, os.path.join(SHAPE, "before.json"), os.path.join(SHAPE, "after.json"),
