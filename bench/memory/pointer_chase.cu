@@ -230,13 +230,12 @@ GPUBENCH_FAMILY(PointerChase) {
   for (std::int64_t bytes : family.pick<Sets>(quick_cached_sets, full_sets)) direct->Args({bytes, 128});
   auto* direct_l2 = family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>);
   for (std::int64_t bytes : family.pick<Sets>({4 * KiB, 16 * MiB, 40 * MiB, GiB}, full_sets)) direct_l2->Args({bytes, 128});
-  // The near-L2, far-L2 and DRAM load-to-use latency seen from each SM (quick: every 16th; SMs past
-  // the GPU's count skip).
+  // The near- and far-L2 load-to-use latency seen from SMs across the chip (quick: every 16th SM to
+  // 128, full: every 4th to 188; SMs past the GPU's count skip).
   auto* direct_sm = family.gpu("PointerChase/direct_sm", {"bytes", "stride", "sm"},
                                direct_chase<LoadPath::kL2Only, true>);
-  constexpr std::int64_t kMaxSms = 192;
-  for (std::int64_t bytes : family.pick<Sets>({2 * MiB, 40 * MiB}, {2 * MiB, 40 * MiB, 256 * MiB}))
-    for (std::int64_t sm = 0; sm < (quick ? 129 : kMaxSms); sm += quick ? 16 : 1) direct_sm->Args({bytes, 128, sm});
+  for (std::int64_t bytes : {2 * MiB, 40 * MiB})
+    for (std::int64_t sm = 0; sm <= (quick ? 128 : 188); sm += quick ? 16 : 4) direct_sm->Args({bytes, 128, sm});
   auto* l2_only = family.gpu("PointerChase/l2_only", set_and_stride, global_chase<LoadPath::kL2Only>);
   for (std::int64_t bytes : family.pick<Sets>({4 * KiB, GiB}, working_sets(4 * KiB, GiB))) l2_only->Args({bytes, 128});
   if (!quick) {
