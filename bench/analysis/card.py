@@ -293,7 +293,8 @@ def write_plots(report, prefix):
     wrote = []
     for make, suffix in ((plot_latency.latency_figure, "-latency.png"),
                          (plot_latency.carveout_figure, "-carveout.png"),
-                         (plot_latency.parallelism_figure, "-parallelism.png")):
+                         (plot_latency.parallelism_figure, "-parallelism.png"),
+                         (plot_latency.mlp_figure, "-mlp.png")):
         if make(plt, report, device, prefix + suffix):
             wrote.append(os.path.basename(prefix + suffix))
         plt.close("all")

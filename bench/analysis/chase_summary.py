@@ -135,16 +135,27 @@ def run_args(run_name):
     return {key: int(value) for key, value in re.findall(r"(\w+):(\d+)", run_name)}
 
 
+def host_parallelism(report):
+    """The host chase's best row and the host's best plain read (both bytes_per_second), or None."""
+    chases = parallelism_rows(report, "MemoryParallelismCPU/chase")
+    reads = parallelism_rows(report, "MemoryParallelismCPU/read")
+    best = max(chases, key=lambda r: r["bytes_per_second"]) if chases else None
+    read = max((r["bytes_per_second"] for r in reads), default=None)
+    return best, read
+
+
 def print_parallelism(report):
     for family, column, unit, scale in (("MemoryParallelism/one_sm", "threads", "GB/s", 1e9),
-                                        ("MemoryParallelism/gpu", "warps_per_sm", "TB/s", 1e12)):
+                                        ("MemoryParallelism/gpu", "warps_per_sm", "TB/s", 1e12),
+                                        ("MemoryParallelismCPU/chase", "threads", "GB/s", 1e9)):
         rows = parallelism_rows(report, family)
         if not rows:
             continue
         cells = {(run_args(r["run_name"])["chains"], run_args(r["run_name"])[column]): r for r in rows}
         chains = sorted({c for c, _ in cells})
         columns = sorted({k for _, k in cells})
-        print(f"### {family}: {unit} by chains per warp (rows) x {column} (columns)\n")
+        per = "thread" if family.startswith("MemoryParallelismCPU") else "warp"
+        print(f"### {family}: {unit} by chains per {per} (rows) x {column} (columns)\n")
         print(f"| chains / {column} | " + " | ".join(str(c) for c in columns) + " |")
         print("|---|" + "---:|" * len(columns))
         for c in chains:
@@ -160,6 +171,19 @@ def print_parallelism(report):
         if stream:
             print(f"Stream copy's best: {stream / 1e12:.2f} TB/s; the chase reaches "
                   f"**{best['bytes_per_second'] / stream:.1%}** of it.")
+        print()
+    host, read = host_parallelism(report)
+    if host:
+        print(f"Host: best chase {host['bytes_per_second'] / 1e9:.2f} GB/s at {host['run_name']} "
+              f"({host['loads_in_flight']:.0f} lines in flight, {host['ns_per_load_per_chain']:.0f} ns per load per "
+              f"chain)" + (f"; the host's plain read of the same buffer: {read / 1e9:.2f} GB/s, so the chase reaches "
+                           f"**{host['bytes_per_second'] / read:.1%}** of it." if read else "."))
+        single = [r for r in latency_levels.family_rows(report, "PointerChaseCPU", "ns_per_load")]
+        if single:
+            largest = max(single, key=lambda r: float(r["working_set_bytes"]))
+            print(f"One chain alone (PointerChaseCPU at {size_text(float(largest['working_set_bytes']))}): "
+                  f"{float(largest['ns_per_load']):.0f} ns per load; Little's law on the best host row implies "
+                  f"{host['implied_latency_ns']:.0f} ns.")
         print()
 
 

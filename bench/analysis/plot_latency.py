@@ -107,12 +107,47 @@ def parallelism_figure(plt, report, device, output):
     return True
 
 
+def mlp_figure(plt, report, device, output):
+    """Bandwidth against loads in flight, GPU and host on one log-log figure (seed 002's conclusion: a
+    CPU gets its bandwidth from few, smart threads, a GPU from many)."""
+    series = [("MemoryParallelism/gpu", f"{device}, every SM"), ("MemoryParallelism/one_sm", f"{device}, one SM"),
+              ("MemoryParallelismCPU/chase", "host CPU")]
+    figure, axes = plt.subplots(figsize=(8, 5))
+    plotted = 0
+    for family, label in series:
+        rows = chase_summary.parallelism_rows(report, family)
+        if rows:
+            points = sorted((r["loads_in_flight"], r["bytes_per_second"] / 1e9) for r in rows)
+            axes.scatter([p[0] for p in points], [p[1] for p in points], s=14, label=label)
+            plotted += 1
+    if not plotted:
+        plt.close(figure)
+        return False
+    stream = chase_summary.stream_bandwidth(report)
+    if stream:
+        axes.axhline(stream / 1e9, color="black", linewidth=0.8, linestyle="--", label="GPU stream copy")
+    _, read = chase_summary.host_parallelism(report)
+    if read:
+        axes.axhline(read / 1e9, color="grey", linewidth=0.8, linestyle="--", label="host plain read")
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xlabel("loads in flight (chains x threads or warps)")
+    axes.set_ylabel("GB/s")
+    axes.set_title("Memory-level parallelism: GPU and host")
+    axes.grid(True, which="both", linewidth=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(output, dpi=130)
+    return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+")
     parser.add_argument("-o", "--output", default="latency.png")
     parser.add_argument("--carveout-output")
     parser.add_argument("--parallelism-output")
+    parser.add_argument("--mlp-output", help="GPU and host bandwidth against loads in flight")
     args = parser.parse_args()
     import matplotlib
     matplotlib.use("Agg")
@@ -126,7 +161,7 @@ def main():
     device = report["context"].get("gpu_name", "GPU")
     wrote = []
     for make, output in ((latency_figure, args.output), (carveout_figure, args.carveout_output),
-                         (parallelism_figure, args.parallelism_output)):
+                         (parallelism_figure, args.parallelism_output), (mlp_figure, args.mlp_output)):
         if output and make(plt, report, device, output):
             wrote.append(output)
     if not wrote:

@@ -67,6 +67,16 @@ class ChaseSummary(unittest.TestCase):
         self.assertEqual(stream, 2e12)  # aggregates are not runs
         self.assertEqual(best["bytes_per_second"], 1.6e12)
 
+    def test_host_parallelism_against_the_host_read(self):
+        rows = [{"run_name": f"MemoryParallelismCPU/chase/chains:{c}/threads:{t}/manual_time", "run_type": "iteration",
+                 "bytes_per_second": 1e9 * c * t, "loads_in_flight": c * t, "ns_per_load_per_chain": 100.0,
+                 "implied_latency_ns": 100.0} for c in (1, 16) for t in (1, 4)]
+        rows.append({"run_name": "MemoryParallelismCPU/read/threads:4/manual_time", "run_type": "iteration",
+                     "bytes_per_second": 128e9})
+        best, read = chase_summary.host_parallelism({"benchmarks": rows})
+        self.assertEqual(best["bytes_per_second"], 64e9)
+        self.assertEqual(read, 128e9)
+
     def test_markdown_output(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(self.report, f)
