@@ -21,7 +21,8 @@ import chase_summary  # noqa: E402
 import latency_levels  # noqa: E402
 
 NOT_MEASURED = "not measured"
-SECTIONS = ["Memory latency", "TLB and carveout", "Compute", "Control flow and shared memory", "Bandwidth"]
+SECTIONS = ["Memory latency", "TLB and carveout", "Compute", "Control flow and shared memory", "Bandwidth",
+            "Memory-level parallelism"]
 INSTRUCTIONS = [("ffma", "FP32 FMA"), ("dfma", "FP64 FMA"), ("hfma2", "FP16x2 FMA"), ("rsqrt", "MUFU rsqrt"),
                 ("ex2", "MUFU ex2"), ("sin", "MUFU sin")]
 
@@ -212,12 +213,33 @@ class Card:
             self.missing("bandwidth.stream_copy.fraction", section, "stream copy (DRAM)", "of theoretical")
         self.missing("bandwidth.levels", section, "L1 / L2 / DRAM read bandwidth by working set", "B/s")
 
+    def parallelism(self):
+        """How many loads in flight reach how much bandwidth, on the GPU and on its host."""
+        section = "Memory-level parallelism"
+        _, best, stream = chase_summary.parallelism_summary(self.report)
+        if best and stream:
+            self.add("mlp.gpu.fraction_of_stream", section, "GPU chases against the stream copy",
+                     best["bytes_per_second"] / stream, "of the copy", short(best["run_name"]),
+                     f"{best['bytes_per_second'] / 1e12:.2f} TB/s with {best['loads_in_flight']:.0f} lines in flight, "
+                     f"{best['bytes_per_second'] / stream:.1%} of the DRAM-sized copy")
+        else:
+            self.missing("mlp.gpu.fraction_of_stream", section, "GPU chases against the stream copy", "of the copy")
+        host, read = chase_summary.host_parallelism(self.report)
+        if host and read:
+            self.add("mlp.host.fraction_of_read", section, "host chases against the host's read",
+                     host["bytes_per_second"] / read, "of the read", short(host["run_name"]),
+                     f"{host['bytes_per_second'] / 1e9:.2f} GB/s with {host['loads_in_flight']:.0f} lines in flight, "
+                     f"{host['bytes_per_second'] / read:.1%} of {read / 1e9:.1f} GB/s")
+        else:
+            self.missing("mlp.host.fraction_of_read", section, "host chases against the host's read", "of the read")
+
     def build(self):
         self.memory()
         self.tlb_and_carveout()
         self.compute()
         self.control_and_shared()
         self.bandwidth()
+        self.parallelism()
         return self
 
     # --- output -----------------------------------------------------------------------------------

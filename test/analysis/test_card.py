@@ -60,6 +60,11 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertLess(got["memory.shared.cycles"]["value"], got["memory.shared.indexed_cycles"]["value"])
         self.assertIn("memory.by_sm.2097152.spread", got)
 
+    def test_memory_level_parallelism_on_gpu_and_host(self):
+        got = values(load([os.path.join(RESULTS, "2026-11-22-h100-mlp", "mlp.json")]))
+        self.assertAlmostEqual(got["mlp.gpu.fraction_of_stream"]["value"], 1.002, delta=0.01)
+        self.assertAlmostEqual(got["mlp.host.fraction_of_read"]["value"], 0.443, delta=0.005)
+
     def test_every_value_names_rows_that_exist(self):
         report = load(H100_CHASE)
         names = {card.short(r["name"]) for r in report["benchmarks"]}
