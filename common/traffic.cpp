@@ -23,6 +23,9 @@ std::map<std::string, double> derive_traffic_counters(const std::map<std::string
     const double ideal_bytes = counter.is_read ? ideal.read_bytes : ideal.write_bytes;
     if (ideal_bytes > 0.0) derived[counter.normalized] = found->second / ideal_bytes;
   }
+  // Instructions per element: every lane's instructions over the elements (the homework's I/el).
+  if (const auto insns = measured.find("thread_inst_executed"); insns != measured.end() && ideal.elements > 0.0)
+    derived["insn_per_element"] = insns->second / ideal.elements;
   return derived;
 }
 

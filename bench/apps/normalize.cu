@@ -1,0 +1,112 @@
+//! Normalize (the seed course homework): subtract each short vector's mean. A thread per vector, or a
+//! group of G lanes per vector summed by shuffles, unrolled by U vectors, over a warps-per-block sweep
+//! with one block per SM. Instructions per element, L2 traffic against the ideal, and how busy the
+//! FP32 pipe, instruction issue, L2 and DRAM were (CUPTI) say why each version is as fast as it is.
+#include "common/arg_cache.h"
+#include "common/benchmark_compat.h"
+#include "common/device_memory.h"
+#include "common/dispatch.h"
+#include "common/experiment.h"
+#include "common/registry.h"
+#include "common/warp.h"
+#include "kernels/apps/normalize.cuh"
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+struct Vectors {
+  explicit Vectors(std::size_t floats) : in(floats), out(floats) {
+    std::vector<float> values(floats);
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float& v : values) v = uniform(rng);
+    in.upload(values, stream());
+    out.fill_bytes(0, stream());
+  }
+  DeviceBuffer<float> in;
+  DeviceBuffer<float> out;
+};
+
+// The launch for (dl, g, u); g = 0 is the thread-per-vector base kernel.
+Launch normalize_launch(int dl, int g, int u, unsigned blocks, unsigned threads, const Vectors& v, std::size_t n) {
+  return dispatch<4, 8, 16, 32>(dl, [&](auto d) -> Launch {
+    constexpr int DL = decltype(d)::value;
+    if (g == 0)
+      return [&v, n, blocks, threads](cudaStream_t s, Clocks c) {
+        kernels::normalize_base<DL><<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
+      };
+    return dispatch<1, 2, 4, 8, 16, 32>(g, [&](auto group) -> Launch {
+      constexpr int G = decltype(group)::value;
+      constexpr int kLength = decltype(d)::value;  // (a lambda cannot use the enclosing one's constexpr)
+      if constexpr (G > kLength) {
+        throw std::invalid_argument("group size above the vector length");
+      } else {
+        return dispatch<1, 2, 4>(u, [&](auto unroll) -> Launch {
+          constexpr int U = decltype(unroll)::value;
+          return [&v, n, blocks, threads](cudaStream_t s, Clocks c) {
+            kernels::normalize_grouped<kLength, G, U><<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
+          };
+        });
+      }
+    });
+  });
+}
+
+// args: dl, g (0: base), u, warps per block, input as a percentage of L2.
+void normalize(benchmark::State& state, bool grouped) {
+  static ArgCache<Vectors> vectors;
+  const int dl = static_cast<int>(state.range(0));
+  const int g = grouped ? static_cast<int>(state.range(1)) : 0;
+  const int u = grouped ? static_cast<int>(state.range(2)) : 1;
+  const int warps = static_cast<int>(state.range(grouped ? 3 : 1));
+  const std::int64_t l2_percent = state.range(grouped ? 4 : 2);
+  const std::size_t n = device().l2_bytes * static_cast<std::size_t>(l2_percent) / 100 / (sizeof(float) * dl);
+  const std::size_t floats = n * static_cast<std::size_t>(dl);
+  Vectors& v = vectors.get({static_cast<std::int64_t>(floats)}, [&] { return Vectors(floats); });
+  const unsigned blocks = static_cast<unsigned>(device().sm_count);  // one block per SM, as the homework
+  const unsigned threads = static_cast<unsigned>(warps * kWarpSize);
+
+  RunOptions options{{"thread_inst_executed", "l2_read_bytes", "l2_write_bytes", "dram_read_bytes", "dram_write_bytes",
+                      "fp32_pipe_utilization", "issue_utilization", "l2_utilization", "dram_utilization"}};
+  const double bytes = static_cast<double>(floats) * sizeof(float);
+  options.ideal_traffic = IdealTraffic{static_cast<double>(floats), bytes, bytes};
+  const RunResult result = run(state, normalize_launch(dl, g, u, blocks, threads, v, n), options);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * bytes));
+  const auto per_second = [&](const char* a, const char* b) {
+    const auto x = result.counter(a), y = result.counter(b);
+    return benchmark::Counter((x.value_or(0) + y.value_or(0)) * static_cast<double>(state.iterations()),
+                              benchmark::Counter::kIsRate);
+  };
+  if (result.counter("l2_read_bytes")) state.counters["l2_bytes_per_second"] = per_second("l2_read_bytes", "l2_write_bytes");
+  if (result.counter("dram_read_bytes"))
+    state.counters["dram_bytes_per_second"] = per_second("dram_read_bytes", "dram_write_bytes");
+  state.counters["vectors"] = static_cast<double>(n);
+  state.counters["warps_per_block"] = warps;
+}
+
+GPUBENCH_FAMILY(Normalize) {
+  using Points = std::vector<std::int64_t>;
+  const bool quick = family.preset() == Preset::kQuick;
+  const Points warps = {1, 2, 4, 8, 16, 32};
+  const Points sizes = family.pick<Points>({25}, {25, 400});  // a quarter of L2 (in and out fit), and 4x L2
+  auto* base = family.gpu("Normalize/base", {"dl", "warps", "l2_pct"},
+                          [](benchmark::State& state) { normalize(state, false); });
+  auto* grouped = family.gpu("Normalize/grouped", {"dl", "g", "u", "warps", "l2_pct"},
+                             [](benchmark::State& state) { normalize(state, true); });
+  for (std::int64_t dl : family.pick<Points>({8}, {4, 8, 16, 32})) {
+    for (std::int64_t size : sizes) {
+      for (std::int64_t w : warps) base->Args({dl, w, size});
+      for (std::int64_t g : quick ? Points{8} : Points{1, 4, dl})
+        if (g <= dl && (g != 4 || dl != 4 || quick))
+          for (std::int64_t u : {1, 2, 4})
+            for (std::int64_t w : warps) grouped->Args({dl, g, u, w, size});
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
