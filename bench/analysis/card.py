@@ -22,7 +22,7 @@ import latency_levels  # noqa: E402
 
 NOT_MEASURED = "not measured"
 SECTIONS = ["Memory latency", "TLB and carveout", "Compute", "Control flow and shared memory", "Bandwidth",
-            "Memory-level parallelism"]
+            "Memory-level parallelism", "A kernel under the microscope: Normalize"]
 INSTRUCTIONS = [("ffma", "FP32 FMA"), ("dfma", "FP64 FMA"), ("hfma2", "FP16x2 FMA"), ("rsqrt", "MUFU rsqrt"),
                 ("ex2", "MUFU ex2"), ("sin", "MUFU sin")]
 
@@ -233,6 +233,25 @@ class Card:
         else:
             self.missing("mlp.host.fraction_of_read", section, "host chases against the host's read", "of the read")
 
+    def normalize(self):
+        """The homework's kernels at d_l 8, g 8: instructions per element and their best time."""
+        section = "A kernel under the microscope: Normalize"
+        variants = [("Normalize/base/dl:8/", "base (a thread per vector)", "base"),
+                    ("Normalize/grouped/dl:8/g:8/u:1/", "grouped, g 8", "u1"),
+                    ("Normalize/grouped/dl:8/g:8/u:2/", "grouped, g 8, unrolled 2", "u2"),
+                    ("Normalize/grouped/dl:8/g:8/u:4/", "grouped, g 8, unrolled 4", "u4")]
+        for prefix, label, key in variants:
+            rows = [r for r in self.report.get("benchmarks", []) if r.get("run_type") != "aggregate"
+                    and not r.get("error_occurred") and r["name"].startswith(prefix) and "insn_per_element" in r]
+            if not rows:
+                self.missing(f"normalize.{key}.insn_per_element", section, label, "instructions per element")
+                continue
+            fastest = min(rows, key=lambda r: float(r["real_time"]))
+            self.add(f"normalize.{key}.insn_per_element", section, label, float(fastest["insn_per_element"]),
+                     "instructions per element", short(fastest["name"]),
+                     f"{float(fastest['insn_per_element']):.1f} instructions per element; fastest at "
+                     f"{int(fastest['warps_per_block'])} warps per block, {float(fastest['real_time']) / 1e3:.1f} us")
+
     def build(self):
         self.memory()
         self.tlb_and_carveout()
@@ -240,6 +259,7 @@ class Card:
         self.control_and_shared()
         self.bandwidth()
         self.parallelism()
+        self.normalize()
         return self
 
     # --- output -----------------------------------------------------------------------------------

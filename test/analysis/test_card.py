@@ -65,6 +65,12 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertAlmostEqual(got["mlp.gpu.fraction_of_stream"]["value"], 1.002, delta=0.01)
         self.assertAlmostEqual(got["mlp.host.fraction_of_read"]["value"], 0.443, delta=0.005)
 
+    def test_normalize_instructions_fall_with_unrolling(self):
+        got = values(load([os.path.join(RESULTS, "2026-11-22-h100-normalize", "normalize.json")]))
+        u1, u2, u4 = (got[f"normalize.{k}.insn_per_element"]["value"] for k in ("u1", "u2", "u4"))
+        self.assertGreater(u1, u2)
+        self.assertGreater(u2, u4)
+
     def test_every_value_names_rows_that_exist(self):
         report = load(H100_CHASE)
         names = {card.short(r["name"]) for r in report["benchmarks"]}
