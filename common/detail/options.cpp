@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -120,9 +121,8 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
   if (env_counters != nullptr) options.counters = env_counters;
   if (env_preset != nullptr && *env_preset != '\0') options.full = parse_preset(env_preset, "GPUBENCH_PRESET");
 
-  // Rewritten arguments must outlive argv's use by Google Benchmark.
-  static std::vector<std::string> rewritten;
-  rewritten.reserve(static_cast<std::size_t>(argc));
+  // Rewritten arguments must outlive argv's use by Google Benchmark; a deque never moves its elements.
+  static std::deque<std::string> rewritten;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
