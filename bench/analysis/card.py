@@ -197,10 +197,9 @@ class Card:
 
     def bandwidth(self):
         section = "Bandwidth"
-        copies = rows_of(self.report, "StreamCopy/Copy", "bytes_per_second")
+        largest = chase_summary.stream_row(self.report)
         peak = float(self.context.get("gpu_dram_bandwidth_theoretical_gbs", 0) or 0) * 1e9
-        if copies:
-            largest = max(copies, key=lambda r: float(r.get("working_set_bytes", 0)))
+        if largest:
             rate = float(largest["bytes_per_second"])
             text = f"{rate / 1e12:.2f} TB/s read + written"
             if peak > 0:

@@ -116,14 +116,21 @@ def parallelism_rows(report, family):
     return merged
 
 
-def stream_bandwidth(report):
-    """bytes_per_second (read + written) of the largest StreamCopy/Copy set: what the GPU streams from DRAM
-    (a copy that fits L2 runs faster than any DRAM-bound chase could)."""
+def stream_row(report):
+    """The largest StreamCopy/Copy set's row: the GPU streaming from DRAM (a copy that fits L2 runs faster
+    than any DRAM-bound chase could)."""
     rows = latency_levels.family_rows(report, "StreamCopy/Copy", "bytes_per_second")
     if not rows:
         return None
     largest = max(float(r.get("working_set_bytes", 0)) for r in rows)
-    return max(float(r["bytes_per_second"]) for r in rows if float(r.get("working_set_bytes", 0)) == largest)
+    return max((r for r in rows if float(r.get("working_set_bytes", 0)) == largest),
+               key=lambda r: float(r["bytes_per_second"]))
+
+
+def stream_bandwidth(report):
+    """bytes_per_second (read + written) of stream_row."""
+    row = stream_row(report)
+    return float(row["bytes_per_second"]) if row else None
 
 
 def parallelism_summary(report):
