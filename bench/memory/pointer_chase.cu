@@ -48,6 +48,24 @@ bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
   return false;
 }
 
+// Sets that L2 could hold are walked once whole when built (which ends where it began), so the
+// first timed launches find them there, and again before the counters' profiled launch: the profiler's
+// own start-up writes evict part of a set near L2's size, which one launch's few loads would not restore.
+bool l2_could_hold(std::size_t bytes, std::size_t stride) {
+  return (bytes / stride) * std::min(stride, kLineBytes) <= 2 * device().l2_bytes;
+}
+
+// Waits for what was just launched on `stream`, surfacing its launch and execution errors.
+void finish_launched(cudaStream_t stream) {
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+}
+
+// The counters every latency row carries besides cycles: per load, and the set it walked.
+void report_chase(benchmark::State& state, const RunResult& result, std::size_t bytes, std::size_t stride) {
+  report_chase(state, result, bytes, stride);
+}
+
 template <kernels::LoadPath Path, unsigned IndexBytes = 4, int Instance = kDefaultInstance>
 void global_chase(benchmark::State& state) {
   constexpr auto kernel = kernels::pointer_chase<Path, IndexBytes, Instance>;
@@ -66,34 +84,28 @@ void global_chase(benchmark::State& state) {
     cache.clear();          // the previous set's memory is free when we ask
     if (!fits_in_free_memory(state, bytes)) return;
   }
-  // Sets that L2 could hold are walked once whole (which ends where it began), so the first timed
-  // launches find them there, and again before the counters' profiled launch: the profiler's own
-  // start-up writes evict part of a set near L2's size, which one launch's few loads would not restore.
   const auto walk_whole_cycle = [&](DeviceChain& whole, cudaStream_t s) {
     kernel<<<1, 1, 0, s>>>(whole.words(), whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0,
                            Clocks{});
   };
-  const bool l2_could_hold = (bytes / stride) * std::min(stride, kLineBytes) <= 2 * device().l2_bytes;
+  const bool warm_whole = l2_could_hold(bytes, stride);
   DeviceChain& chain = cache.get(key, [&] {
     DeviceChain made(bytes, stride, IndexBytes, 1, stream);
-    if (l2_could_hold) {
+    if (warm_whole) {
       walk_whole_cycle(made, stream);
-      GPUBENCH_CUDA_LAUNCHED();
-      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+      finish_launched(stream);
     }
     return made;
   });
   // The counters must say which level served the timed loads: no L2 scrub before profiling.
   RunOptions options{{"l1_hit_rate", "l2_hit_rate", "dram_read_bytes"}};
   options.profile_warm = true;
-  if (l2_could_hold) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
+  if (warm_whole) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernel<<<1, 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c);
   }, options);
-  report_per(state, result, "load", kTimedLoads);
-  state.counters["working_set_bytes"] = static_cast<double>(bytes);
-  state.counters["stride_bytes"] = static_cast<double>(stride);
+  report_chase(state, result, bytes, stride);
   state.counters["sm"] = chain.last_sm();  // unpinned: whichever SM the block scheduler chose
 
   // The course notebook's "checking results": a launch from the cycle's start ends where the host
@@ -101,8 +113,7 @@ void global_chase(benchmark::State& state) {
   // re-read lines the last one left in L2 (seen: DRAM-sized sets 6% faster in one repetition).
   DeviceBuffer<std::uint32_t> check = chain.position_at(0);
   kernel<<<1, 1, 0, stream>>>(chain.words(), check.data(), warmup, kTimedLoads, Clocks{});
-  GPUBENCH_CUDA_LAUNCHED();
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  finish_launched(stream);
   chain.expect_walked(check, 0, warmup + kTimedLoads);
 }
 
@@ -129,13 +140,12 @@ void direct_chase(benchmark::State& state) {
     kernel<<<blocks, 1, 0, s>>>(whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0, Clocks{},
                                 target_sm, ++launch_id);
   };
-  const bool l2_could_hold = (bytes / stride) * std::min(stride, kLineBytes) <= 2 * device().l2_bytes;
+  const bool warm_whole = l2_could_hold(bytes, stride);
   DirectChain& chain = chains.get({state.range(0), state.range(1)}, [&] {
     DirectChain made(bytes, stride, stream);
-    if (l2_could_hold) {
+    if (warm_whole) {
       walk_whole_cycle(made, stream);
-      GPUBENCH_CUDA_LAUNCHED();
-      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+      finish_launched(stream);
     }
     return made;
   });
@@ -143,20 +153,17 @@ void direct_chase(benchmark::State& state) {
   RunOptions options{{"l1_hit_rate", "l2_hit_rate", "l2_read_hit_sectors", "l2_read_miss_sectors",
                       "l2_far_read_hit_sectors", "dram_read_bytes"}};
   options.profile_warm = true;
-  if (l2_could_hold) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
+  if (warm_whole) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, target_sm, ++launch_id);
   }, options);
-  report_per(state, result, "load", kTimedLoads);
-  state.counters["working_set_bytes"] = static_cast<double>(bytes);
-  state.counters["stride_bytes"] = static_cast<double>(stride);
+  report_chase(state, result, bytes, stride);
   state.counters["sm"] = chain.last_sm();  // where the chase ran: the SM asked for, read back
 
   DeviceBuffer<std::uint64_t> check = chain.position_at(0);
   kernel<<<blocks, 1, 0, stream>>>(check.data(), warmup, kTimedLoads, Clocks{}, target_sm, ++launch_id);
-  GPUBENCH_CUDA_LAUNCHED();
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  finish_launched(stream);
   chain.expect_walked(check, 0, warmup + kTimedLoads);
 }
 
@@ -185,14 +192,11 @@ void shared_chase(benchmark::State& state) {
     kernel<<<1, 256, bytes, s>>>(chain.words(), words, chain.position(), warmup, kTimedLoads, c);
   };
   const RunResult result = run(state, launch);
-  report_per(state, result, "load", kTimedLoads);
-  state.counters["working_set_bytes"] = static_cast<double>(bytes);
-  state.counters["stride_bytes"] = static_cast<double>(stride);
+  report_chase(state, result, bytes, stride);
 
   DeviceBuffer<std::uint32_t> check = chain.position_at(0);
   kernel<<<1, 256, bytes, stream>>>(chain.words(), words, check.data(), warmup, kTimedLoads, Clocks{});
-  GPUBENCH_CUDA_LAUNCHED();
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  finish_launched(stream);
   chain.expect_walked(check, 0, warmup + kTimedLoads);
 }
 
