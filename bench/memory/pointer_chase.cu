@@ -63,7 +63,9 @@ void finish_launched(cudaStream_t stream) {
 
 // The counters every latency row carries besides cycles: per load, and the set it walked.
 void report_chase(benchmark::State& state, const RunResult& result, std::size_t bytes, std::size_t stride) {
-  report_chase(state, result, bytes, stride);
+  report_per(state, result, "load", kTimedLoads);
+  state.counters["working_set_bytes"] = static_cast<double>(bytes);
+  state.counters["stride_bytes"] = static_cast<double>(stride);
 }
 
 template <kernels::LoadPath Path, unsigned IndexBytes = 4, int Instance = kDefaultInstance>
