@@ -37,7 +37,8 @@ detail::CounterValues profile_counters(const Launch& launch, const RunOptions& o
         }
       });
   CycleStats discard;
-  if (!values.empty()) session.collect_spans(1, discard);  // re-poison the slot the profiled launch wrote
+  // Re-poison the span slot the profiled launch wrote.
+  if (!values.empty() && options.stamps_cycles) session.collect_spans(1, discard);
   if (options.ideal_traffic)
     for (const auto& [name, value] : derive_traffic_counters(values, *options.ideal_traffic)) values[name] = value;
   return values;
@@ -79,12 +80,13 @@ std::optional<double> RunResult::counter(const std::string& name) const {
 
 RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& options) {
   GpuSession& session = GpuSession::get();
-  const bool cold = GpuSession::cold_l2();
+  const bool cold = options.cold_l2.value_or(GpuSession::cold_l2());
+  const bool stamps = options.stamps_cycles;
   // Untimed first launch: module load, first touch of buffers and launch errors stay out of timing.
   if (cold) session.scrub_l2();
   session.untimed_launch(launch, 0);
   CycleStats warmup;
-  session.collect_spans(1, warmup);
+  if (stamps) session.collect_spans(1, warmup);
 
   CycleStats stats;
   int pending = 0;
@@ -94,21 +96,23 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
     const float ms = session.timed_launch(launch, pending);
     state.SetIterationTime(static_cast<double>(ms) * 1e-3);
     if (++pending == session.span_capacity()) {
-      session.collect_spans(pending, stats);
+      if (stamps) session.collect_spans(pending, stats);
       pending = 0;
     }
   }
-  session.collect_spans(pending, stats);
+  if (stamps) session.collect_spans(pending, stats);
 
   RunResult result;
   result.cycles = stats.mean_cycles();
   result.cycles_min = stats.min_cycles();
   result.sm_mhz = stats.sm_mhz().value_or(session.calibrated_sm_mhz());
   result.ns = cycles_to_ns(result.cycles, result.sm_mhz);
-  state.counters[counters::kCycles] = result.cycles;
-  state.counters[counters::kCyclesMin] = result.cycles_min;
   state.counters[counters::kSmMhz] = result.sm_mhz;
-  state.counters[counters::kNs] = result.ns;
+  if (stamps) {
+    state.counters[counters::kCycles] = result.cycles;
+    state.counters[counters::kCyclesMin] = result.cycles_min;
+    state.counters[counters::kNs] = result.ns;
+  }
   if (const std::string warning = clock_warning(stats, session.device().max_sm_clock_mhz); !warning.empty()) {
     state.SetLabel(warning);
     state.counters[counters::kClockFlagged] = 1;

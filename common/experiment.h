@@ -33,6 +33,11 @@ struct RunOptions {
   // state; without one, one more launch does.
   bool profile_warm = false;
   std::function<void(cudaStream_t)> rewarm;
+  // Empty L2 before every launch (true) or leave the previous launch's data in it (false) whatever
+  // --gpubench_cold_l2 says: for rows whose answer is the cold or the hot case.
+  std::optional<bool> cold_l2;
+  // False for a launch with no kernel of ours (cudaMemcpyAsync): time and counters only, no cycles.
+  bool stamps_cycles = true;
 };
 
 struct RunResult {

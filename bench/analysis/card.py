@@ -181,48 +181,88 @@ class Card:
                          f"{float(row['cycles_per_path']):.0f} cycles per path")
             else:
                 self.missing(f"divergence.slowdown_{count}", section, f"{count}-way divergent warp", "x")
-        ways = sorted((int(re.search(r"ways:(\d+)", r["name"]).group(1)), float(r["cycles_per_load"]))
-                      for r in rows_of(self.report, "SharedBankConflict/Ways", "cycles_per_load"))
-        if len(ways) >= 2:
-            # Least squares over the ways: the cycles each extra conflicting word adds to a warp's load.
+        # Conflict degree against cycles per warp load: 4-byte strides (degree gcd(stride, 32)), or the
+        # power-of-two ways of runs from before the stride sweep.
+        ways = sorted((float(r["predicted_degree"]), float(r["cycles_per_load"]))
+                      for r in rows_of(self.report, "SharedBankConflict/Stride", "cycles_per_load")
+                      if "/bytes:4/" in r["name"] and "predicted_degree" in r)
+        if not ways:
+            ways = sorted((int(re.search(r"ways:(\d+)", r["name"]).group(1)), float(r["cycles_per_load"]))
+                          for r in rows_of(self.report, "SharedBankConflict/Ways", "cycles_per_load"))
+        if len({w for w, _ in ways}) >= 2:
+            # Least squares over the degrees: the cycles each extra conflicting word adds to a warp's load.
             mean_w = statistics.mean(w for w, _ in ways)
             mean_c = statistics.mean(c for _, c in ways)
             slope = sum((w - mean_w) * (c - mean_c) for w, c in ways) / sum((w - mean_w) ** 2 for w, _ in ways)
             self.add("shared.cycles_per_conflict_way", section, "shared-memory bank conflict", slope,
-                     "cycles per way", f"SharedBankConflict/Ways/ways:{ways[0][0]}..{ways[-1][0]} ({len(ways)} rows)",
-                     f"{slope:.2f} cycles per way (1 way: {ways[0][1]:.2f}, {ways[-1][0]} ways: "
+                     "cycles per way", f"SharedBankConflict 4-byte loads, degree {ways[0][0]:.0f}..{ways[-1][0]:.0f} "
+                                       f"({len(ways)} rows)",
+                     f"{slope:.2f} cycles per way (degree 1: {ways[0][1]:.2f}, {ways[-1][0]:.0f}: "
                      f"{ways[-1][1]:.2f} cycles per warp load)")
         else:
             self.missing("shared.cycles_per_conflict_way", section, "shared-memory bank conflict", "cycles per way")
+        patterns = [r for r in rows_of(self.report, "SharedBankConflict", "wavefronts_per_load") if "predicted_wavefronts" in r]
+        if patterns:
+            agree = [r for r in patterns
+                     if abs(float(r["wavefronts_per_load"]) - float(r["predicted_wavefronts"])) <= 0.01 * float(r["predicted_wavefronts"])]
+            self.add("shared.model_agreement", section, "bank model against CUPTI wavefronts", len(agree) / len(patterns),
+                     "of patterns", f"SharedBankConflict ({len(patterns)} rows)",
+                     f"{len(agree)} of {len(patterns)} access patterns took the predicted wavefronts (within 1%)")
+        tiles = {re.search(r"Transpose/(\w+)", r["name"]).group(1): float(r["cycles_per_load"])
+                 for r in rows_of(self.report, "SharedBankConflict/Transpose", "cycles_per_load")}
+        if tiles:
+            self.add("shared.transpose_column_read", section, "tile column read (transpose)",
+                     tiles.get("naive"), "cycles per warp load", "SharedBankConflict/Transpose",
+                     ", ".join(f"{name} {cycles:.2f}" for name, cycles in sorted(tiles.items())) + " cycles per warp load")
 
     def bandwidth(self):
         section = "Bandwidth"
-        largest = chase_summary.stream_row(self.report)
         peak = float(self.context.get("gpu_dram_bandwidth_theoretical_gbs", 0) or 0) * 1e9
-        if largest:
-            rate = float(largest["bytes_per_second"])
+        rates = {}
+        for op, label in (("read", "stream read (DRAM)"), ("write", "stream write (DRAM)"), ("copy", "stream copy (DRAM)"),
+                          ("scale", "stream scale (DRAM)"), ("triad", "stream triad (DRAM)"),
+                          ("memcpy", "cudaMemcpyAsync device to device (DRAM)")):
+            row = chase_summary.stream_row(self.report, op)
+            key = f"bandwidth.stream_{op}"
+            if not row:
+                if op in ("read", "copy"):
+                    self.missing(key + ".fraction", section, label, "of theoretical")
+                continue
+            rate = rates[op] = float(row["bytes_per_second"])
             text = f"{rate / 1e12:.2f} TB/s read + written"
             if peak > 0:
                 text += f", {rate / peak:.1%} of the theoretical {peak / 1e12:.2f} TB/s"
-                self.add("bandwidth.stream_copy.fraction", section, "stream copy (DRAM)", rate / peak,
-                         "of theoretical", short(largest["name"]), text)
-            self.add("bandwidth.stream_copy.bytes_per_second", section, "stream copy (DRAM) rate", rate, "B/s",
-                     short(largest["name"]))
-        else:
-            self.missing("bandwidth.stream_copy.fraction", section, "stream copy (DRAM)", "of theoretical")
-        self.missing("bandwidth.levels", section, "L1 / L2 / DRAM read bandwidth by working set", "B/s")
+                self.add(key + ".fraction", section, label, rate / peak, "of theoretical", short(row["name"]), text)
+            self.add(key + ".bytes_per_second", section, label + " rate", rate, "B/s", short(row["name"]))
+        if "copy" in rates and "memcpy" in rates:
+            self.add("bandwidth.copy_vs_memcpy", section, "stream copy against cudaMemcpy", rates["copy"] / rates["memcpy"],
+                     "of cudaMemcpy", "Stream/copy, Stream/memcpy",
+                     f"the copy kernel moves {rates['copy'] / rates['memcpy']:.1%} of cudaMemcpyAsync's bytes per second")
+        levels = chase_summary.bandwidth_levels(self.report)
+        for level in levels:
+            key = "bandwidth." + level["name"].lower()
+            source = f"CacheBandwidth ({len(level['rows'])} rows)"
+            self.add(key + ".bytes_per_second", section, f"{level['name']} read bandwidth", level["bytes_per_second"],
+                     "B/s", source, f"{level['bytes_per_second'] / 1e12:.2f} TB/s, "
+                                    f"{level['bytes_per_clock_per_sm']:.1f} bytes per clock per SM")
+            self.add(key + ".bytes_per_clock_per_sm", section, f"{level['name']} read bandwidth per SM",
+                     level["bytes_per_clock_per_sm"], "B/clk/SM", source)
+        if not levels:
+            self.missing("bandwidth.levels", section, "L1 / L2 / DRAM read bandwidth by working set", "B/s")
 
     def parallelism(self):
         """How many loads in flight reach how much bandwidth, on the GPU and on its host."""
         section = "Memory-level parallelism"
-        _, best, stream = chase_summary.parallelism_summary(self.report)
+        _, best, _ = chase_summary.parallelism_summary(self.report)
+        stream, label = chase_summary.stream_reference(self.report)
         if best and stream:
-            self.add("mlp.gpu.fraction_of_stream", section, "GPU chases against the stream copy",
-                     best["bytes_per_second"] / stream, "of the copy", short(best["run_name"]),
+            self.add("mlp.gpu.fraction_of_stream", section, f"GPU chases against the {label}",
+                     best["bytes_per_second"] / stream, "of the stream", short(best["run_name"]),
                      f"{best['bytes_per_second'] / 1e12:.2f} TB/s with {best['loads_in_flight']:.0f} lines in flight, "
-                     f"{best['bytes_per_second'] / stream:.1%} of the DRAM-sized copy")
+                     f"{best['bytes_per_second'] / stream:.1%} of the DRAM-sized {label}")
         else:
-            self.missing("mlp.gpu.fraction_of_stream", section, "GPU chases against the stream copy", "of the copy")
+            self.missing("mlp.gpu.fraction_of_stream", section, "GPU chases against the read-only stream", "of the stream")
+        self.juggler(section)
         host, read = chase_summary.host_parallelism(self.report)
         if host and read:
             self.add("mlp.host.fraction_of_read", section, "host chases against the host's read",
@@ -231,6 +271,29 @@ class Card:
                      f"{host['bytes_per_second'] / read:.1%} of {read / 1e9:.1f} GB/s")
         else:
             self.missing("mlp.host.fraction_of_read", section, "host chases against the host's read", "of the read")
+
+    def juggler(self, section):
+        """LoadILP: one warp's bandwidth with 1 and 16 loads in flight per thread, and the latency Little's law
+        implies at one load beside the chase's DRAM load-to-use latency."""
+        scalar = {chase_summary.run_args(r["run_name"])["loads"]: r
+                  for r in chase_summary.parallelism_rows(self.report, "LoadILP/scalar")
+                  if chase_summary.run_args(r["run_name"]).get("warps") == 1}
+        if 1 not in scalar or len(scalar) < 2:
+            self.missing("mlp.juggler.speedup", section, "one warp's loads in flight (LoadILP)", "x")
+            return
+        most = max(scalar)
+        speedup = scalar[most]["bytes_per_second"] / scalar[1]["bytes_per_second"]
+        dram = {l["name"]: l for l in chase_summary.level_table(self.report, "PointerChase/direct", 128)}.get("DRAM")
+        text = (f"one warp: {scalar[1]['bytes_per_second'] / 1e9:.2f} GB/s with 1 load in flight per thread, "
+                f"{scalar[most]['bytes_per_second'] / 1e9:.2f} GB/s with {most} ({speedup:.1f}x)")
+        self.add("mlp.juggler.speedup", section, f"one warp, {most} loads in flight against 1 (LoadILP)", speedup, "x",
+                 f"LoadILP/scalar/loads:1..{most}/warps:1 ({len(scalar)} rows)", text)
+        latency = scalar[1]["littles_law_ns"]
+        text = f"{latency:.0f} ns per load by Little's law at 1 load in flight"
+        if dram:
+            text += f"; the dependent chase's DRAM load-to-use latency: {dram['ns']:.0f} ns"
+        self.add("mlp.juggler.littles_law_ns", section, "streaming load latency (Little's law)", latency, "ns",
+                 "LoadILP/scalar/loads:1/warps:1", text)
 
     def normalize(self):
         """The homework's kernels at d_l 8, g 8: instructions per element and their best time."""
@@ -335,7 +398,8 @@ def write_plots(report, prefix):
     for make, suffix in ((plot_latency.latency_figure, "-latency.png"),
                          (plot_latency.carveout_figure, "-carveout.png"),
                          (plot_latency.parallelism_figure, "-parallelism.png"),
-                         (plot_latency.mlp_figure, "-mlp.png")):
+                         (plot_latency.mlp_figure, "-mlp.png"),
+                         (plot_latency.bandwidth_figure, "-bandwidth.png")):
         if make(plt, report, device, prefix + suffix):
             wrote.append(os.path.basename(prefix + suffix))
         plt.close("all")

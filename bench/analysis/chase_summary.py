@@ -116,10 +116,12 @@ def parallelism_rows(report, family):
     return merged
 
 
-def stream_row(report):
-    """The largest StreamCopy/Copy set's row: the GPU streaming from DRAM (a copy that fits L2 runs faster
-    than any DRAM-bound chase could)."""
-    rows = latency_levels.family_rows(report, "StreamCopy/Copy", "bytes_per_second")
+def stream_row(report, op="copy"):
+    """The best row of the largest Stream/<op> set: the GPU streaming from DRAM (a copy that fits L2 runs
+    faster than any DRAM-bound chase could). Runs from before the Stream family have StreamCopy/Copy."""
+    rows = latency_levels.family_rows(report, f"Stream/{op}", "bytes_per_second")
+    if not rows and op == "copy":
+        rows = latency_levels.family_rows(report, "StreamCopy/Copy", "bytes_per_second")
     if not rows:
         return None
     largest = max(float(r.get("working_set_bytes", 0)) for r in rows)
@@ -127,17 +129,54 @@ def stream_row(report):
                key=lambda r: float(r["bytes_per_second"]))
 
 
-def stream_bandwidth(report):
+def stream_bandwidth(report, op="copy"):
     """bytes_per_second (read + written) of stream_row."""
-    row = stream_row(report)
+    row = stream_row(report, op)
     return float(row["bytes_per_second"]) if row else None
+
+
+def stream_reference(report):
+    """What many loads in flight should reach: the read-only stream (bytes read, as a chase reads), or in
+    runs from before it, the copy (bytes read + written). Returns (bytes_per_second, label) or (None, None)."""
+    for op, label in (("read", "read-only stream"), ("copy", "stream copy")):
+        rate = stream_bandwidth(report, op)
+        if rate:
+            return rate, label
+    return None, None
 
 
 def parallelism_summary(report):
     whole = parallelism_rows(report, "MemoryParallelism/gpu")
     best = max(whole, key=lambda r: r["bytes_per_second"]) if whole else None
-    stream = stream_bandwidth(report)
+    stream, _ = stream_reference(report)
     return whole, best, stream
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def bandwidth_levels(report):
+    """L1, L2 and DRAM read bandwidth from CacheBandwidth: the median of each plateau's rows, the plateaus
+    placed by the GPU's L2 size in the context. L1: ld.ca sets of up to 128 KiB per SM (inside any
+    Hopper/Ampere L1); L2: ld.cg (L1 bypassed) sets up to half of L2; DRAM: sets of at least twice L2."""
+    l2 = float(report.get("context", {}).get("gpu_l2_bytes", 0) or 0)
+    rows = parallelism_rows(report, "CacheBandwidth")
+    if not rows or l2 <= 0:
+        return []
+    per_sm = lambda r: run_args(r["run_name"]).get("KiB_per_sm", 0)  # noqa: E731
+    cached = [r for r in rows if r["run_name"].startswith("CacheBandwidth/read/")]
+    bypass = [r for r in rows if r["run_name"].startswith("CacheBandwidth/read_cg/")]
+    plateaus = (("L1", [r for r in cached if per_sm(r) <= 128]),
+                ("L2", [r for r in bypass if r["working_set_bytes"] <= l2 / 2]),
+                ("DRAM", [r for r in rows if r["working_set_bytes"] >= 2 * l2]))
+    levels = []
+    for name, plateau in plateaus:
+        if plateau:
+            levels.append({"name": name, "bytes_per_second": median([r["bytes_per_second"] for r in plateau]),
+                           "bytes_per_clock_per_sm": median([r.get("bytes_per_clock_per_sm", 0) for r in plateau]),
+                           "rows": sorted(r["run_name"] for r in plateau)})
+    return levels
 
 
 def run_args(run_name):
@@ -178,8 +217,9 @@ def print_parallelism(report):
               f"({best['loads_in_flight']:.0f} lines in flight, {best['bytes_in_flight'] / MIB:.1f} MiB; "
               f"implied latency {best['implied_latency_ns']:.0f} ns, block 0 saw {best['ns_per_step']:.0f} ns "
               f"per step; DRAM read / ideal {best.get('dram_read_normalized', float('nan')):.3f}).")
+        stream, label = stream_reference(report)
         if stream:
-            print(f"Stream copy's best: {stream / 1e12:.2f} TB/s; the chase reaches "
+            print(f"The {label}'s best: {stream / 1e12:.2f} TB/s; the chase reaches "
                   f"**{best['bytes_per_second'] / stream:.1%}** of it.")
         print()
     host, read = host_parallelism(report)

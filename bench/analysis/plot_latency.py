@@ -92,10 +92,10 @@ def parallelism_figure(plt, report, device, output):
         points.sort()
         axes.plot([w for w, _ in points], [b for _, b in points], marker="o", markersize=3,
                   label=f"{chains} chain{'s' if chains > 1 else ''} per warp")
-    stream = chase_summary.stream_bandwidth(report)
+    stream, label = chase_summary.stream_reference(report)
     if stream:
-        axes.axhline(stream / 1e12, color="black", linewidth=0.8, linestyle="--", label="stream copy")
-        axes.axhline(0.8 * stream / 1e12, color="grey", linewidth=0.6, linestyle=":", label="80% of stream copy")
+        axes.axhline(stream / 1e12, color="black", linewidth=0.8, linestyle="--", label=label)
+        axes.axhline(0.8 * stream / 1e12, color="grey", linewidth=0.6, linestyle=":", label=f"80% of {label}")
     axes.set_xscale("log", base=2)
     axes.set_xlabel("warps per SM (all SMs)")
     axes.set_ylabel("TB/s (128-byte lines read)")
@@ -123,9 +123,9 @@ def mlp_figure(plt, report, device, output):
     if not plotted:
         plt.close(figure)
         return False
-    stream = chase_summary.stream_bandwidth(report)
+    stream, label = chase_summary.stream_reference(report)
     if stream:
-        axes.axhline(stream / 1e9, color="black", linewidth=0.8, linestyle="--", label="GPU stream copy")
+        axes.axhline(stream / 1e9, color="black", linewidth=0.8, linestyle="--", label=f"GPU {label}")
     _, read = chase_summary.host_parallelism(report)
     if read:
         axes.axhline(read / 1e9, color="grey", linewidth=0.8, linestyle="--", label="host plain read")
@@ -141,6 +141,41 @@ def mlp_figure(plt, report, device, output):
     return True
 
 
+def bandwidth_figure(plt, report, device, output):
+    """Read bandwidth against working set (CacheBandwidth), the counterpart of the latency staircase, with
+    the plateaus bandwidth_levels reads and the theoretical DRAM bandwidth."""
+    series = [("CacheBandwidth/read", "ld.ca (L1 and L2)"), ("CacheBandwidth/read_cg", "ld.cg (L1 bypassed)")]
+    figure, axes = plt.subplots(figsize=(8, 4.8))
+    plotted = 0
+    for family, label in series:
+        rows = [r for r in chase_summary.parallelism_rows(report, family) if r["run_name"].startswith(family + "/")]
+        if rows:
+            points = sorted((r["working_set_bytes"], r["bytes_per_second"] / 1e12) for r in rows)
+            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=label)
+            plotted += 1
+    if not plotted:
+        plt.close(figure)
+        return False
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    for level in chase_summary.bandwidth_levels(report):
+        axes.axhline(level["bytes_per_second"] / 1e12, color="grey", linewidth=0.6, linestyle=":")
+        axes.annotate(f"{level['name']} {level['bytes_per_second'] / 1e12:.1f} TB/s, "
+                      f"{level['bytes_per_clock_per_sm']:.0f} B/clk/SM", (axes.get_xlim()[0], level["bytes_per_second"] / 1e12),
+                      fontsize=7, va="bottom")
+    peak = float(report.get("context", {}).get("gpu_dram_bandwidth_theoretical_gbs", 0) or 0) / 1e3
+    if peak:
+        axes.axhline(peak, color="black", linewidth=0.8, linestyle="--", label="theoretical DRAM")
+    axes.set_xlabel("working set (bytes, all SMs)")
+    axes.set_ylabel("TB/s read")
+    axes.set_title(f"Read bandwidth by working set: {device}")
+    axes.grid(True, which="both", linewidth=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(output, dpi=130)
+    return True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+")
@@ -148,6 +183,7 @@ def main():
     parser.add_argument("--carveout-output")
     parser.add_argument("--parallelism-output")
     parser.add_argument("--mlp-output", help="GPU and host bandwidth against loads in flight")
+    parser.add_argument("--bandwidth-output", help="read bandwidth against working set (CacheBandwidth)")
     args = parser.parse_args()
     import matplotlib
     matplotlib.use("Agg")
@@ -161,11 +197,12 @@ def main():
     device = report["context"].get("gpu_name", "GPU")
     wrote = []
     for make, output in ((latency_figure, args.output), (carveout_figure, args.carveout_output),
-                         (parallelism_figure, args.parallelism_output), (mlp_figure, args.mlp_output)):
+                         (parallelism_figure, args.parallelism_output), (mlp_figure, args.mlp_output),
+                         (bandwidth_figure, args.bandwidth_output)):
         if output and make(plt, report, device, output):
             wrote.append(output)
     if not wrote:
-        print("no pointer-chase rows in the input", file=sys.stderr)
+        print("no rows to plot in the input", file=sys.stderr)
         return 1
     print("wrote " + ", ".join(wrote))
     return 0

@@ -22,6 +22,8 @@ const std::vector<MetricSpec>& metric_table() {
        "bank conflicts of shared-memory stores"},
       {"shared_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 1.0, "wavefronts",
        "shared-memory data-pipe wavefronts (one per conflict-free warp access)"},
+      {"shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1.0, "wavefronts",
+       "shared-memory data-pipe wavefronts of loads only"},
       {"global_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 1.0, "sectors",
        "32-byte sectors requested by global loads at L1/TEX"},
       {"global_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0, "requests",

@@ -67,6 +67,31 @@ class ChaseSummary(unittest.TestCase):
         self.assertEqual(stream, 2e12)  # aggregates are not runs
         self.assertEqual(best["bytes_per_second"], 1.6e12)
 
+    def test_the_read_only_stream_is_the_reference_once_it_exists(self):
+        rows = list(self.report["benchmarks"])
+        for size, rate in ((8 * MIB, 9e12), (2048 * MIB, 3.1e12), (2048 * MIB, 2.9e12)):
+            rows.append({"run_name": f"Stream/read/bytes_per_thread:16/blocks_per_sm:8/MiB:{size // MIB}/cold_l2:1/"
+                                     "manual_time", "run_type": "iteration", "bytes_per_second": rate,
+                         "working_set_bytes": size})
+        report = {"context": {}, "benchmarks": rows}
+        self.assertEqual(chase_summary.stream_reference(report), (3.1e12, "read-only stream"))  # largest set, best row
+        self.assertEqual(chase_summary.stream_reference(self.report), (2e12, "stream copy"))  # older runs: the copy
+        self.assertAlmostEqual(chase_summary.parallelism_summary(report)[2], 3.1e12)
+
+    def test_bandwidth_levels_are_placed_by_the_l2_size(self):
+        l2 = 50 * MIB
+        rows = []
+        for family, kib, rate in (("read", 16, 30e12), ("read", 64, 32e12), ("read", 256, 8e12), ("read", 2048, 3e12),
+                                  ("read_cg", 16, 9e12), ("read_cg", 128, 10e12), ("read_cg", 2048, 3.2e12)):
+            rows.append({"run_name": f"CacheBandwidth/{family}/KiB_per_sm:{kib}/manual_time", "run_type": "iteration",
+                         "bytes_per_second": rate, "bytes_per_clock_per_sm": rate / 132 / 2e9,
+                         "working_set_bytes": kib * KIB * 132})
+        levels = chase_summary.bandwidth_levels({"context": {"gpu_l2_bytes": str(l2)}, "benchmarks": rows})
+        self.assertEqual([(l["name"], l["bytes_per_second"]) for l in levels],
+                         [("L1", 31e12), ("L2", 9.5e12), ("DRAM", 3.1e12)])
+        self.assertAlmostEqual(levels[0]["bytes_per_clock_per_sm"], 31e12 / 132 / 2e9)
+        self.assertEqual(chase_summary.bandwidth_levels({"context": {}, "benchmarks": rows}), [])  # L2 size unknown
+
     def test_host_parallelism_against_the_host_read(self):
         rows = [{"run_name": f"MemoryParallelismCPU/chase/chains:{c}/threads:{t}/manual_time", "run_type": "iteration",
                  "bytes_per_second": 1e9 * c * t, "loads_in_flight": c * t, "ns_per_load_per_chain": 100.0,

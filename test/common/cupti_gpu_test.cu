@@ -3,7 +3,9 @@
 #include "common/device_memory.h"
 #include "common/detail/gpu_session.h"
 #include "common/cupti/metric_table.h"
-#include "kernels/memory/stream_copy.cuh"
+#include "kernels/memory/stream.cuh"
+#include "bench/shared/bank_model.h"
+#include "common/dispatch.h"
 #include "kernels/shared/bank_conflict.cuh"
 #include "test/gpu_test.h"
 
@@ -49,7 +51,10 @@ class CuptiCounters : public ::testing::Test {
 // A stream copy of `bytes` (input filled), launched on the legacy stream as the tests profile it.
 struct Copy {
   explicit Copy(std::size_t bytes) : count(bytes / sizeof(float4)), in(count), out(count) { in.fill_bytes(1); }
-  void launch(int blocks) const { kernels::stream_copy<<<blocks, 256>>>(in.data(), out.data(), count, Clocks{}); }
+  void launch(int blocks) const {
+    kernels::stream<kernels::StreamOp::kCopy, float4>
+        <<<blocks, 256>>>({in.data(), nullptr, out.data(), nullptr}, count, 0.0f, Clocks{});
+  }
   std::size_t count;
   DeviceBuffer<float4> in, out;
 };
@@ -103,15 +108,44 @@ TEST_F(CuptiCounters, L2HitRateOfACopyInsideL2IsNearlyAllAndAtMostAll) {
   EXPECT_LE(values->at("l2_hit_rate"), 100.0);
 }
 
-TEST_F(CuptiCounters, KWayConflictCostsKMinusOneExtraWavefrontsPerLoad) {
+// The bank model (bench/shared/bank_model) against the hardware: every stride and width, and the
+// tile layouts, take exactly the wavefronts it predicts; a k-way 4-byte conflict costs k - 1.
+TEST_F(CuptiCounters, SharedLoadsTakeThePredictedWavefronts) {
   constexpr int kLoads = 256;
   DeviceBuffer<float> out(32);
-  for (int ways : {1, 2, 4, 8, 16, 32}) {
-    const auto values = profile({"shared_ld_bank_conflicts"}, [&] {
-      kernels::shared_bank_conflict<<<1, 32>>>(out.data(), ways, kLoads, Clocks{});
-    });
-    if (!values) GTEST_SKIP() << skip_reason_;
-    EXPECT_EQ(values->at("shared_ld_bank_conflicts"), static_cast<double>(kLoads) * (ways - 1)) << ways << " ways";
+  // The counter `metric` for kLoads loads per lane at these byte addresses, in elements of decltype(element).
+  const auto profiled = [&](auto element, const std::vector<std::uint32_t>& addresses, const char* metric) {
+    using T = decltype(element);
+    kernels::LaneElements lanes{};
+    for (int lane = 0; lane < 32; ++lane) lanes.index[lane] = static_cast<int>(addresses[lane] / sizeof(T));
+    const auto values =
+        profile({metric}, [&] { kernels::shared_pattern<T><<<1, 32>>>(out.data(), lanes, kLoads, Clocks{}); });
+    return values ? std::optional<double>(values->at(metric)) : std::nullopt;
+  };
+  for (int stride : {1, 2, 3, 4, 5, 8, 16, 32}) {
+    for (int bytes : {4, 8, 16}) {
+      std::vector<std::uint32_t> addresses(32);
+      for (int lane = 0; lane < 32; ++lane) addresses[lane] = static_cast<std::uint32_t>(lane * stride * bytes);
+      const auto measured = dispatch<4, 8, 16>(bytes, [&](auto width) {
+        using T = std::conditional_t<width() == 4, float, std::conditional_t<width() == 8, float2, float4>>;
+        return profiled(T{}, addresses, "shared_ld_wavefronts");
+      });
+      if (!measured) GTEST_SKIP() << skip_reason_;
+      EXPECT_EQ(*measured, static_cast<double>(kLoads) * shared_wavefronts(addresses, bytes))
+          << bytes << "-byte elements at stride " << stride;
+    }
+    std::vector<std::uint32_t> words(32);
+    for (int lane = 0; lane < 32; ++lane) words[lane] = static_cast<std::uint32_t>(lane * stride * 4);
+    const auto conflicts = profiled(float{}, words, "shared_ld_bank_conflicts");
+    if (!conflicts) GTEST_SKIP() << skip_reason_;
+    EXPECT_EQ(*conflicts, static_cast<double>(kLoads) * (stride_conflict_degree(stride) - 1)) << "stride " << stride;
+  }
+  for (TileLayout layout : {TileLayout::kNaive, TileLayout::kPadded, TileLayout::kSwizzled}) {
+    const std::vector<std::uint32_t> addresses = column_read_addresses(layout, 5);
+    const auto measured = profiled(float{}, addresses, "shared_ld_wavefronts");
+    if (!measured) GTEST_SKIP() << skip_reason_;
+    EXPECT_EQ(*measured, static_cast<double>(kLoads) * shared_wavefronts(addresses, 4))
+        << "tile layout " << static_cast<int>(layout);
   }
 }
 

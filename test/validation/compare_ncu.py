@@ -23,12 +23,14 @@ import sys
 
 # benchmark filter, kernel name (regex), counters
 CASES = [
-    ("^StreamCopy/Copy/MiB:256/", "stream_copy",
+    ("^Stream/read/bytes_per_thread:16/blocks_per_sm:8/MiB:2048/", "^stream$",
+     ["l2_read_bytes", "dram_read_bytes", "inst_executed"]),
+    ("^Stream/copy/bytes_per_thread:16/blocks_per_sm:8/MiB:2048/", "^stream$",
      ["l2_read_bytes", "l2_write_bytes", "dram_read_bytes", "dram_write_bytes", "inst_executed"]),
     ("^StridedCopy/Gather/stride:8/", "strided_copy",
      ["l2_read_bytes", "dram_read_bytes", "global_load_sectors", "global_load_requests", "inst_executed"]),
-    ("^SharedBankConflict/Ways/ways:4/", "shared_bank_conflict",
-     ["shared_ld_bank_conflicts", "shared_st_bank_conflicts", "shared_wavefronts", "inst_executed"]),
+    ("^SharedBankConflict/Stride/bytes:4/stride:4/", "shared_pattern",
+     ["shared_ld_bank_conflicts", "shared_ld_wavefronts", "shared_wavefronts", "inst_executed"]),
 ]
 
 

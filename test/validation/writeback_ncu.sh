@@ -9,7 +9,7 @@
 set -euo pipefail
 gpubench=$1; shift
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(4 16 64 256 1024)
+[ ${#sizes[@]} -gt 0 ] || sizes=(8 2048)  # the Stream family's copy sizes (MiB per array)
 # ncu --csv rows: launch ID, kernel, metric, value in MB.
 print_rows='
 import csv, sys
@@ -17,17 +17,17 @@ text = sys.stdin.read()
 for row in csv.DictReader(text[text.find("\"ID\""):].splitlines()):
     print(row["ID"], row["Kernel Name"].split("(")[0][-20:], row["Metric Name"], float(row["Metric Value"].replace(",", "")) / 1e6, "MB")'
 for mib in "${sizes[@]}"; do
-  echo "== StreamCopy/Copy/MiB:$mib"
+  echo "== Stream/copy MiB:$mib"
   ncu --clock-control none --cache-control none --replay-mode application --print-units base --csv \
-    --kernel-name "regex:stream_copy|read_through_l2" --launch-count 4 \
-    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^StreamCopy/Copy/MiB:$mib/" \
+    --kernel-name "regex:^stream$|read_through_l2" --launch-count 4 \
+    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^Stream/copy/bytes_per_thread:16/blocks_per_sm:8/MiB:$mib/cold_l2:1/" \
     --gpubench_counters=none --gpubench_cold_l2 --benchmark_min_time=0.01s |
     python3 -c "$print_rows"
 done
 for mib in "${sizes[@]}"; do
-  echo "== StreamCopy/Copy/MiB:$mib, ncu --cache-control all (default), copy alone"
-  ncu --clock-control none --print-units base --csv --kernel-name regex:stream_copy --launch-count 1 \
-    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^StreamCopy/Copy/MiB:$mib/" \
+  echo "== Stream/copy MiB:$mib, ncu --cache-control all (default), copy alone"
+  ncu --clock-control none --print-units base --csv --kernel-name "regex:^stream$" --launch-count 1 \
+    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^Stream/copy/bytes_per_thread:16/blocks_per_sm:8/MiB:$mib/cold_l2:1/" \
     --gpubench_counters=none --benchmark_min_time=0.01s |
     python3 -c "$print_rows"
 done

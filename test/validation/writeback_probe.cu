@@ -7,7 +7,7 @@
 #include "common/device_memory.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/l2_scrub.h"
-#include "kernels/memory/stream_copy.cuh"
+#include "kernels/memory/stream.cuh"
 
 #include <chrono>
 #include <cstdio>
@@ -56,7 +56,8 @@ int run() {
     out.fill_bytes(0);
     const int blocks = device.sm_count * 8;
     const auto copy = [&] {
-      kernels::stream_copy<<<blocks, 256, 0, stream>>>(in.data(), out.data(), count, Clocks{});
+      kernels::stream<kernels::StreamOp::kCopy, float4>
+          <<<blocks, 256, 0, stream>>>({in.data(), nullptr, out.data(), nullptr}, count, 0.0f, Clocks{});
       GPUBENCH_CUDA_LAUNCHED();
     };
     // A second scrub on another buffer: its read range counts whatever the copy left dirty.

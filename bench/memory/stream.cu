@@ -1,0 +1,144 @@
+//! STREAM on the GPU: read, write, copy, scale and triad at 4, 8 and 16 bytes per thread and a
+//! sweep of blocks per SM, with cudaMemcpyAsync in the same run as the reference. Bandwidth counts
+//! bytes read + written; fraction_of_peak is against the theoretical DRAM bandwidth.
+#include "bench/memory/bandwidth.h"
+#include "common/arg_cache.h"
+#include "common/device_memory.h"
+#include "common/dispatch.h"
+#include "common/experiment.h"
+#include "common/registry.h"
+#include "kernels/memory/stream.cuh"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+using kernels::StreamOp;
+
+constexpr int kThreads = 256;
+constexpr int kMaxBlocksPerSm = 32;
+constexpr std::int64_t kDramMiB = 2048;  // per array: 8x the L2 of any GPU with up to 256 MiB of it
+constexpr std::int64_t kL2MiB = 8;       // per array: a copy's two arrays fit a 32 MiB or larger L2
+
+struct StreamBuffers {
+  explicit StreamBuffers(std::size_t bytes)
+      : a(bytes / sizeof(float4)), b(bytes / sizeof(float4)), c(bytes / sizeof(float4)),
+        partial(static_cast<std::size_t>(device().sm_count) * kMaxBlocksPerSm * kThreads) {
+    a.fill_bytes(0x3C, stream());  // 0x3C3C3C3C: a small positive float; zeros could hide missing writes
+    b.fill_bytes(0x3D, stream());
+    c.fill_bytes(0, stream());
+  }
+  DeviceBuffer<float4> a, b, c;
+  DeviceBuffer<float> partial;
+};
+
+StreamBuffers& buffers_of(std::int64_t mib) {
+  static ArgCache<StreamBuffers> cache;
+  return cache.get({mib}, [&] { return StreamBuffers(static_cast<std::size_t>(mib) << 20); });
+}
+
+struct OpTraffic {
+  int arrays_read;
+  int arrays_written;
+};
+constexpr OpTraffic traffic_of(StreamOp op) {
+  switch (op) {
+    case StreamOp::kRead: return {1, 0};
+    case StreamOp::kWrite: return {0, 1};
+    case StreamOp::kCopy:
+    case StreamOp::kScale: return {1, 1};
+    case StreamOp::kTriad: return {2, 1};
+  }
+  return {0, 0};
+}
+
+const std::vector<std::string> kCounters{"dram_read_bytes", "dram_write_bytes", "l2_read_bytes", "l2_write_bytes"};
+
+RunOptions options_for(std::int64_t mib, bool cold, double elements, OpTraffic t) {
+  RunOptions options{kCounters};
+  options.cold_l2 = cold;
+  options.profile_warm = !cold;  // a hot row's counters must see the L2 its timed launches saw
+  const double array_bytes = static_cast<double>(mib) * (1 << 20);
+  options.ideal_traffic = IdealTraffic{elements, t.arrays_read * array_bytes, t.arrays_written * array_bytes};
+  return options;
+}
+
+void finish(benchmark::State& state, const RunResult& result, double bytes_per_launch, std::int64_t mib, OpTraffic t,
+            bool cold) {
+  const double working_set = static_cast<double>(mib << 20) * (t.arrays_read + t.arrays_written);
+  // An L2-sized set read hot is L2 bandwidth: no fraction of the DRAM peak for it.
+  const bool from_dram = cold || working_set > static_cast<double>(device().l2_bytes);
+  report_bandwidth(state, result, bytes_per_launch, from_dram);
+  state.counters["working_set_bytes"] = working_set;
+}
+
+template <StreamOp Op>
+void stream_rows(benchmark::State& state) {
+  const int bytes_per_thread = static_cast<int>(state.range(0));
+  const int blocks_per_sm = static_cast<int>(state.range(1));
+  const std::int64_t mib = state.range(2);
+  const bool cold = state.range(3) != 0;
+  if (blocks_per_sm < 1 || blocks_per_sm > kMaxBlocksPerSm) throw std::invalid_argument("blocks_per_sm: 1 to 32");
+  StreamBuffers& b = buffers_of(mib);
+  const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
+  const std::size_t elements = array_bytes / static_cast<std::size_t>(bytes_per_thread);
+  const int blocks = device().sm_count * blocks_per_sm;
+  constexpr OpTraffic t = traffic_of(Op);
+  const RunResult result = dispatch<4, 8, 16>(bytes_per_thread, [&](auto width) {
+    using T = std::conditional_t<width() == 4, float, std::conditional_t<width() == 8, float2, float4>>;
+    const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(b.a.data()), reinterpret_cast<const T*>(b.b.data()),
+                                          reinterpret_cast<T*>(b.c.data()), b.partial.data()};
+    return run(state, [&](cudaStream_t s, Clocks c) {
+      kernels::stream<Op, T><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
+    }, options_for(mib, cold, static_cast<double>(elements), t));
+  });
+  finish(state, result, static_cast<double>(array_bytes) * (t.arrays_read + t.arrays_written), mib, t, cold);
+}
+
+// The copy engine's (or the driver's kernel's) device-to-device copy of one array into another.
+void memcpy_rows(benchmark::State& state) {
+  const std::int64_t mib = state.range(0);
+  const bool cold = state.range(1) != 0;
+  StreamBuffers& b = buffers_of(mib);
+  const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
+  RunOptions options = options_for(mib, cold, static_cast<double>(array_bytes / sizeof(float4)), {1, 1});
+  options.stamps_cycles = false;
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks) {
+    GPUBENCH_CUDA(cudaMemcpyAsync(b.c.data(), b.a.data(), array_bytes, cudaMemcpyDeviceToDevice, s));
+  }, options);
+  finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
+}
+
+const std::vector<std::string> kArgs{"bytes_per_thread", "blocks_per_sm", "MiB", "cold_l2"};
+
+// DRAM rows: 16 bytes per thread at 8 blocks of 256 per SM (a full SM) in the quick preset, and
+// for `read` its two neighbours there (4 bytes; 1 block per SM); the full preset sweeps both.
+template <StreamOp Op>
+void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows) {
+  Benchmark* rows = family.gpu("Stream/" + name, kArgs, stream_rows<Op>);
+  if (family.preset() == Preset::kQuick) {
+    rows->Args({16, 8, kDramMiB, 1});
+    if (is_read) rows->Args({4, 8, kDramMiB, 1})->Args({16, 1, kDramMiB, 1});
+  } else {
+    for (std::int64_t width : {4, 8, 16})
+      for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, per_sm, kDramMiB, 1});
+  }
+  if (hot_rows)  // L2-sized: cold (from DRAM) against hot (the previous launch's data still in L2)
+    for (std::int64_t cold : {1, 0}) rows->Args({16, 8, kL2MiB, cold});
+}
+
+GPUBENCH_FAMILY(Stream) {
+  register_op<StreamOp::kRead>(family, "read", true, true);
+  register_op<StreamOp::kWrite>(family, "write", false, false);
+  register_op<StreamOp::kCopy>(family, "copy", false, true);
+  register_op<StreamOp::kScale>(family, "scale", false, false);
+  register_op<StreamOp::kTriad>(family, "triad", false, false);
+  family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)
+      ->Args({kDramMiB, 1})->Args({kL2MiB, 1})->Args({kL2MiB, 0});
+}
+
+}  // namespace
+}  // namespace gpubench

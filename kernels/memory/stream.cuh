@@ -1,0 +1,83 @@
+// STREAM-style kernels: read, write, copy, scale and triad over 4-, 8- or 16-byte elements
+// (float, float2, float4), grid-stride, every element touched once per launch. Each thread keeps
+// kUnroll independent loads in flight per step, so the bytes in flight per SM, not the loop, set
+// the bandwidth. `read` writes one partial sum per thread (the reduction the tests check), so its
+// loads cannot be removed.
+#pragma once
+
+#include "common/clocks.h"
+
+#include <cstddef>
+
+namespace gpubench::kernels {
+
+enum class StreamOp { kRead, kWrite, kCopy, kScale, kTriad };
+
+inline constexpr int kStreamUnroll = 4;
+
+// Per-component arithmetic on the element types.
+__device__ __forceinline__ float stream_sum(float v) { return v; }
+__device__ __forceinline__ float stream_sum(float2 v) { return v.x + v.y; }
+__device__ __forceinline__ float stream_sum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+__device__ __forceinline__ float stream_axpy(float q, float x, float y) { return q * x + y; }
+__device__ __forceinline__ float2 stream_axpy(float q, float2 x, float2 y) { return {q * x.x + y.x, q * x.y + y.y}; }
+__device__ __forceinline__ float4 stream_axpy(float q, float4 x, float4 y) {
+  return {q * x.x + y.x, q * x.y + y.y, q * x.z + y.z, q * x.w + y.w};
+}
+template <class T>
+__device__ __forceinline__ T stream_splat(float q) {
+  if constexpr (sizeof(T) == 4) return q;
+  else if constexpr (sizeof(T) == 8) return {q, q};
+  else return {q, q, q, q};
+}
+
+// Arrays: a and b are read, c is written. read: sums a into partial[thread]; write: c = q;
+// copy: c = a; scale: c = q * a; triad: c = a + q * b.
+template <class T>
+struct StreamArrays {
+  const T* __restrict__ a;
+  const T* __restrict__ b;
+  T* __restrict__ c;
+  float* __restrict__ partial;  // one per thread of the grid (read only)
+};
+
+template <StreamOp Op, class T>
+__device__ __forceinline__ T stream_element(const StreamArrays<T>& s, std::size_t i, float q) {
+  if constexpr (Op == StreamOp::kWrite) return stream_splat<T>(q);
+  else if constexpr (Op == StreamOp::kCopy) return s.a[i];
+  else if constexpr (Op == StreamOp::kScale) return stream_axpy(q, s.a[i], stream_splat<T>(0.0f));
+  else return stream_axpy(q, s.b[i], s.a[i]);  // triad
+}
+
+template <StreamOp Op, class T>
+static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clocks clocks) {
+  const Clocks::Stamp start = clocks.begin();
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t i = thread;
+  float sum = 0.0f;
+  // Whole steps: kUnroll loads issued before any result is used.
+  for (; i + (kStreamUnroll - 1) * stride < count; i += kStreamUnroll * stride) {
+    if constexpr (Op == StreamOp::kRead) {
+      T v[kStreamUnroll];
+#pragma unroll
+      for (int k = 0; k < kStreamUnroll; ++k) v[k] = s.a[i + k * stride];
+#pragma unroll
+      for (int k = 0; k < kStreamUnroll; ++k) sum += stream_sum(v[k]);
+    } else {
+      T v[kStreamUnroll];
+#pragma unroll
+      for (int k = 0; k < kStreamUnroll; ++k) v[k] = stream_element<Op>(s, i + k * stride, q);
+#pragma unroll
+      for (int k = 0; k < kStreamUnroll; ++k) s.c[i + k * stride] = v[k];
+    }
+  }
+  for (; i < count; i += stride) {  // the rest, one element at a time
+    if constexpr (Op == StreamOp::kRead) sum += stream_sum(s.a[i]);
+    else s.c[i] = stream_element<Op>(s, i, q);
+  }
+  if constexpr (Op == StreamOp::kRead) s.partial[thread] = sum;
+  clocks.end(start);
+}
+
+}  // namespace gpubench::kernels

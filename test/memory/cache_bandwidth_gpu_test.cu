@@ -1,0 +1,43 @@
+#include "common/device_memory.h"
+#include "kernels/memory/cache_bandwidth.cuh"
+#include "test/gpu_test.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+// Slices that are not multiples of the block or of the unrolled step (4 x 1024 vectors).
+template <bool kBypassL1>
+void check_cache_read() {
+  constexpr int kBlocks = 3;
+  constexpr int kReps = 3;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> value(0, 7);
+  for (std::size_t slice : {std::size_t{1}, std::size_t{1000}, std::size_t{1024}, std::size_t{4097}, std::size_t{9000}}) {
+    std::vector<float> words(slice * kBlocks * 4);
+    for (float& w : words) w = static_cast<float>(value(rng));
+    DeviceBuffer<float4> data(slice * kBlocks);
+    data.upload(std::vector<float4>(reinterpret_cast<const float4*>(words.data()),
+                                    reinterpret_cast<const float4*>(words.data()) + slice * kBlocks));
+    DeviceBuffer<float> partial(kBlocks * kernels::kCacheReadThreads);
+    partial.fill_bytes(0xFF);
+    DeviceBuffer<CycleSpan> span(1);
+    kernels::cache_read<kBypassL1><<<kBlocks, kernels::kCacheReadThreads>>>(data.data(), slice, kReps, partial.data(),
+                                                                           Clocks{span.data()});
+    GPUBENCH_CUDA_LAUNCHED();
+    const std::vector<float> sums = partial.download();
+    EXPECT_EQ(std::accumulate(sums.begin(), sums.end(), 0.0), kReps * std::accumulate(words.begin(), words.end(), 0.0))
+        << "slice of " << slice << " vectors";
+  }
+}
+
+TEST(CacheReadKernel, ReadsEverySliceEveryRep) { GPUBENCH_REQUIRE_GPU(); check_cache_read<false>(); }
+TEST(CacheReadKernel, BypassingL1ReadsTheSame) { GPUBENCH_REQUIRE_GPU(); check_cache_read<true>(); }
+
+}  // namespace
+}  // namespace gpubench

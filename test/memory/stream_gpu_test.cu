@@ -1,0 +1,84 @@
+#include "common/device_memory.h"
+#include "kernels/memory/stream.cuh"
+#include "test/gpu_test.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+using kernels::StreamOp;
+
+constexpr float kQ = 3.0f;
+constexpr int kBlocks = 3;
+constexpr int kThreads = 128;
+// Not multiples of the grid or of the unrolled step (4 x 384 threads), small and large.
+const std::size_t kCounts[] = {1, 31, 383, 384, 1535, 1537, 100003};
+
+// Small whole numbers: every sum and product below is exact in float, whatever the order.
+std::vector<float> random_words(std::size_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int> value(0, 7);
+  std::vector<float> words(n);
+  for (float& w : words) w = static_cast<float>(value(rng));
+  return words;
+}
+
+float expected(StreamOp op, float a, float b) {
+  switch (op) {
+    case StreamOp::kWrite: return kQ;
+    case StreamOp::kCopy: return a;
+    case StreamOp::kScale: return kQ * a;
+    case StreamOp::kTriad: return a + kQ * b;
+    case StreamOp::kRead: break;
+  }
+  return 0.0f;
+}
+
+template <StreamOp Op, class T>
+void check(std::size_t count) {
+  constexpr std::size_t kWords = sizeof(T) / sizeof(float);
+  std::mt19937 rng(static_cast<unsigned>(count * 7 + kWords));
+  const std::vector<float> a = random_words(count * kWords, rng), b = random_words(count * kWords, rng);
+  DeviceBuffer<float> da(a.size()), db(b.size()), dc(a.size()), partial(kBlocks * kThreads);
+  da.upload(a);
+  db.upload(b);
+  dc.fill_bytes(0xFF);  // NaN wherever an element is not written
+  partial.fill_bytes(0xFF);
+  DeviceBuffer<CycleSpan> span(1);
+  const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(da.data()), reinterpret_cast<const T*>(db.data()),
+                                        reinterpret_cast<T*>(dc.data()), partial.data()};
+  kernels::stream<Op, T><<<kBlocks, kThreads>>>(arrays, count, kQ, Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  if constexpr (Op == StreamOp::kRead) {
+    const std::vector<float> sums = partial.download();
+    EXPECT_EQ(std::accumulate(sums.begin(), sums.end(), 0.0), std::accumulate(a.begin(), a.end(), 0.0))
+        << count << " elements of " << sizeof(T) << " bytes";
+  } else {
+    const std::vector<float> c = dc.download();
+    for (std::size_t i = 0; i < c.size(); ++i)
+      ASSERT_EQ(c[i], expected(Op, a[i], b[i])) << "word " << i << " of " << count << " elements of " << sizeof(T)
+                                                 << " bytes";
+  }
+}
+
+template <StreamOp Op>
+void check_every_width() {
+  for (std::size_t count : kCounts) {
+    check<Op, float>(count);
+    check<Op, float2>(count);
+    check<Op, float4>(count);
+  }
+}
+
+TEST(StreamKernels, ReadSumsEveryElementOnce) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kRead>(); }
+TEST(StreamKernels, WriteFillsEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kWrite>(); }
+TEST(StreamKernels, CopyCopiesEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kCopy>(); }
+TEST(StreamKernels, ScaleScalesEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kScale>(); }
+TEST(StreamKernels, TriadAddsEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kTriad>(); }
+
+}  // namespace
+}  // namespace gpubench
