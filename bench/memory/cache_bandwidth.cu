@@ -33,9 +33,9 @@ void read_rows(benchmark::State& state) {
   static ArgCache<CacheBuffers> cache;
   const std::int64_t kib_per_sm = state.range(0);
   const int blocks = device().sm_count * kBlocksPerSm;
-  const std::size_t slice_vectors = static_cast<std::size_t>(kib_per_sm) * 1024 / kBlocksPerSm / sizeof(float4);
+  const unsigned slice_vectors = static_cast<unsigned>(kib_per_sm * 1024 / kBlocksPerSm / sizeof(float4));
   const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kCacheReadThreads;
-  CacheBuffers& b = cache.get({kib_per_sm}, [&] { return CacheBuffers(slice_vectors * blocks, threads); });
+  CacheBuffers& b = cache.get({kib_per_sm}, [&] { return CacheBuffers(std::size_t{slice_vectors} * blocks, threads); });
   const double working_set = static_cast<double>(b.data.bytes());
   const int reps = std::max(1, static_cast<int>(kBytesPerLaunch / working_set));
   RunOptions options{{"l1_hit_rate", "l2_hit_rate", "dram_read_bytes", "l2_read_bytes"}};

@@ -78,9 +78,10 @@ void finish(benchmark::State& state, const RunResult& result, double bytes_per_l
 template <StreamOp Op>
 void stream_rows(benchmark::State& state) {
   const int bytes_per_thread = static_cast<int>(state.range(0));
-  const int blocks_per_sm = static_cast<int>(state.range(1));
-  const std::int64_t mib = state.range(2);
-  const bool cold = state.range(3) != 0;
+  const int unroll = static_cast<int>(state.range(1));
+  const int blocks_per_sm = static_cast<int>(state.range(2));
+  const std::int64_t mib = state.range(3);
+  const bool cold = state.range(4) != 0;
   if (blocks_per_sm < 1 || blocks_per_sm > kMaxBlocksPerSm) throw std::invalid_argument("blocks_per_sm: 1 to 32");
   StreamBuffers& b = buffers_of(mib);
   const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
@@ -91,9 +92,11 @@ void stream_rows(benchmark::State& state) {
     using T = std::conditional_t<width() == 4, float, std::conditional_t<width() == 8, float2, float4>>;
     const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(b.a.data()), reinterpret_cast<const T*>(b.b.data()),
                                           reinterpret_cast<T*>(b.c.data()), b.partial.data()};
-    return run(state, [&](cudaStream_t s, Clocks c) {
-      kernels::stream<Op, T><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
-    }, options_for(mib, cold, static_cast<double>(elements), t));
+    return dispatch<4, 8>(unroll, [&](auto loads) {
+      return run(state, [&](cudaStream_t s, Clocks c) {
+        kernels::stream<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
+      }, options_for(mib, cold, static_cast<double>(elements), t));
+    });
   });
   finish(state, result, static_cast<double>(array_bytes) * (t.arrays_read + t.arrays_written), mib, t, cold);
 }
@@ -112,22 +115,23 @@ void memcpy_rows(benchmark::State& state) {
   finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
 }
 
-const std::vector<std::string> kArgs{"bytes_per_thread", "blocks_per_sm", "MiB", "cold_l2"};
+const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2"};
 
-// DRAM rows: 16 bytes per thread at 8 blocks of 256 per SM (a full SM) in the quick preset, and
-// for `read` its two neighbours there (4 bytes; 1 block per SM); the full preset sweeps both.
+// DRAM rows. Quick preset: 16 bytes per thread, 4 loads in flight, 8 blocks of 256 per SM (a full
+// SM), and for `read` its neighbours (4 bytes; 1 block per SM; 8 loads); the full preset sweeps all.
 template <StreamOp Op>
 void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows) {
   Benchmark* rows = family.gpu("Stream/" + name, kArgs, stream_rows<Op>);
   if (family.preset() == Preset::kQuick) {
-    rows->Args({16, 8, kDramMiB, 1});
-    if (is_read) rows->Args({4, 8, kDramMiB, 1})->Args({16, 1, kDramMiB, 1});
+    rows->Args({16, 4, 8, kDramMiB, 1});
+    if (is_read) rows->Args({4, 4, 8, kDramMiB, 1})->Args({16, 4, 1, kDramMiB, 1})->Args({16, 8, 8, kDramMiB, 1});
   } else {
     for (std::int64_t width : {4, 8, 16})
-      for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, per_sm, kDramMiB, 1});
+      for (std::int64_t unroll : {4, 8})
+        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, unroll, per_sm, kDramMiB, 1});
   }
   if (hot_rows)  // L2-sized: cold (from DRAM) against hot (the previous launch's data still in L2)
-    for (std::int64_t cold : {1, 0}) rows->Args({16, 8, kL2MiB, cold});
+    for (std::int64_t cold : {1, 0}) rows->Args({16, 4, 8, kL2MiB, cold});
 }
 
 GPUBENCH_FAMILY(Stream) {

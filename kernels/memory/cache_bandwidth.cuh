@@ -1,8 +1,11 @@
 // Read bandwidth by working set: every block re-reads its own slice `reps` times, so a slice that
-// fits L1 is served by L1, one that fits L2 by L2, and a larger one by DRAM. Loads go through
-// `asm volatile` so the repeated reads of the same addresses are not merged by the compiler; each
-// thread keeps up to kCacheReadUnroll of them in flight. kBypassL1 uses ld.global.cg (cached in L2
-// only), which shows the L2 plateau from the smallest working set on.
+// fits L1 is served by L1, one that fits L2 by L2, and a larger one by DRAM. Each thread owns the
+// vectors threadIdx.x + m * blockDim.x of its block's slice and walks them round and round, issuing
+// kCacheReadUnroll loads before it uses any (across the end of one pass into the next), so small
+// slices are not latency-bound. Loads go through `asm volatile` (weak ld.global: ld.ca compiles to
+// LDG.STRONG.SM, which halved the L1 rate on an H100) so repeated reads of the same addresses are
+// not merged by the compiler. kBypassL1 uses ld.global.cg (cached in L2 only), which shows the L2
+// plateau from the smallest working set on.
 #pragma once
 
 #include "common/clocks.h"
@@ -12,7 +15,7 @@
 namespace gpubench::kernels {
 
 inline constexpr int kCacheReadThreads = 1024;  // two blocks fill an SM
-inline constexpr int kCacheReadUnroll = 4;
+inline constexpr int kCacheReadUnroll = 8;
 
 template <bool kBypassL1>
 __device__ __forceinline__ float4 load_for_bandwidth(const float4* p) {
@@ -20,31 +23,44 @@ __device__ __forceinline__ float4 load_for_bandwidth(const float4* p) {
   if constexpr (kBypassL1)
     asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
   else
-    asm volatile("ld.global.ca.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
   return v;
 }
 
 // Block b reads data[b * slice_vectors, (b + 1) * slice_vectors) `reps` times and writes the sum
-// of what it read to partial[thread] (the tests' reduction; it also keeps the loads alive).
+// of what each thread read to partial[thread] (the tests' reduction; it also keeps the loads alive).
 template <bool kBypassL1>
 static __global__ void __launch_bounds__(kCacheReadThreads, 2)
-    cache_read(const float4* data, std::size_t slice_vectors, int reps, float* partial, Clocks clocks) {
-  const float4* slice = data + static_cast<std::size_t>(blockIdx.x) * slice_vectors;
-  const std::size_t step = blockDim.x;
+    cache_read(const float4* data, unsigned slice_vectors, int reps, float* partial, Clocks clocks) {
+  const float4* first = data + static_cast<std::size_t>(blockIdx.x) * slice_vectors + threadIdx.x;
+  // This thread's vectors per pass (0 where the slice is smaller than the block).
+  const unsigned mine = threadIdx.x < slice_vectors ? (slice_vectors - threadIdx.x + blockDim.x - 1) / blockDim.x : 0;
+  const unsigned long long loads = static_cast<unsigned long long>(mine) * static_cast<unsigned>(reps);
+  const float4* p = first;
+  unsigned m = 0;  // index of p among this thread's vectors
   float sum = 0.0f;
   const Clocks::Stamp start = clocks.begin();
+  unsigned long long done = 0;
 #pragma unroll 1
-  for (int rep = 0; rep < reps; ++rep) {
-#pragma unroll 1
-    for (std::size_t i = threadIdx.x; i < slice_vectors; i += kCacheReadUnroll * step) {
-      float4 v[kCacheReadUnroll];
+  for (; done + kCacheReadUnroll <= loads; done += kCacheReadUnroll) {
+    float4 v[kCacheReadUnroll];
 #pragma unroll
-      for (int k = 0; k < kCacheReadUnroll; ++k)
-        v[k] = i + k * step < slice_vectors ? load_for_bandwidth<kBypassL1>(slice + i + k * step)
-                                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-      for (int k = 0; k < kCacheReadUnroll; ++k) sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    for (int k = 0; k < kCacheReadUnroll; ++k) {
+      v[k] = load_for_bandwidth<kBypassL1>(p);
+      const bool wrap = ++m == mine;
+      m = wrap ? 0 : m;
+      p = wrap ? first : p + blockDim.x;
     }
+#pragma unroll
+    for (int k = 0; k < kCacheReadUnroll; ++k) sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  }
+#pragma unroll 1
+  for (; done < loads; ++done) {  // the rest, one load at a time
+    const float4 v = load_for_bandwidth<kBypassL1>(p);
+    sum += (v.x + v.y) + (v.z + v.w);
+    const bool wrap = ++m == mine;
+    m = wrap ? 0 : m;
+    p = wrap ? first : p + blockDim.x;
   }
   partial[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
   clocks.end(start);

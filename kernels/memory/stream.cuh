@@ -1,6 +1,6 @@
 // STREAM-style kernels: read, write, copy, scale and triad over 4-, 8- or 16-byte elements
 // (float, float2, float4), grid-stride, every element touched once per launch. Each thread keeps
-// kUnroll independent loads in flight per step, so the bytes in flight per SM, not the loop, set
+// kUnroll (4 or 8) independent loads in flight per step, so the bytes in flight per SM, not the loop, set
 // the bandwidth. `read` writes one partial sum per thread (the reduction the tests check), so its
 // loads cannot be removed.
 #pragma once
@@ -13,7 +13,6 @@ namespace gpubench::kernels {
 
 enum class StreamOp { kRead, kWrite, kCopy, kScale, kTriad };
 
-inline constexpr int kStreamUnroll = 4;
 
 // Per-component arithmetic on the element types.
 __device__ __forceinline__ float stream_sum(float v) { return v; }
@@ -49,7 +48,7 @@ __device__ __forceinline__ T stream_element(const StreamArrays<T>& s, std::size_
   else return stream_axpy(q, s.b[i], s.a[i]);  // triad
 }
 
-template <StreamOp Op, class T>
+template <StreamOp Op, class T, int kUnroll = 4>
 static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clocks clocks) {
   const Clocks::Stamp start = clocks.begin();
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -57,19 +56,19 @@ static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clo
   std::size_t i = thread;
   float sum = 0.0f;
   // Whole steps: kUnroll loads issued before any result is used.
-  for (; i + (kStreamUnroll - 1) * stride < count; i += kStreamUnroll * stride) {
+  for (; i + (kUnroll - 1) * stride < count; i += kUnroll * stride) {
     if constexpr (Op == StreamOp::kRead) {
-      T v[kStreamUnroll];
+      T v[kUnroll];
 #pragma unroll
-      for (int k = 0; k < kStreamUnroll; ++k) v[k] = s.a[i + k * stride];
+      for (int k = 0; k < kUnroll; ++k) v[k] = s.a[i + k * stride];
 #pragma unroll
-      for (int k = 0; k < kStreamUnroll; ++k) sum += stream_sum(v[k]);
+      for (int k = 0; k < kUnroll; ++k) sum += stream_sum(v[k]);
     } else {
-      T v[kStreamUnroll];
+      T v[kUnroll];
 #pragma unroll
-      for (int k = 0; k < kStreamUnroll; ++k) v[k] = stream_element<Op>(s, i + k * stride, q);
+      for (int k = 0; k < kUnroll; ++k) v[k] = stream_element<Op>(s, i + k * stride, q);
 #pragma unroll
-      for (int k = 0; k < kStreamUnroll; ++k) s.c[i + k * stride] = v[k];
+      for (int k = 0; k < kUnroll; ++k) s.c[i + k * stride] = v[k];
     }
   }
   for (; i < count; i += stride) {  // the rest, one element at a time

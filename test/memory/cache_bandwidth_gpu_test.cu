@@ -11,19 +11,20 @@
 namespace gpubench {
 namespace {
 
-// Slices that are not multiples of the block or of the unrolled step (4 x 1024 vectors).
+// Slices smaller than the block, not multiples of it, and loads per thread that are not multiples
+// of the unrolled step.
 template <bool kBypassL1>
 void check_cache_read() {
   constexpr int kBlocks = 3;
   constexpr int kReps = 3;
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> value(0, 7);
-  for (std::size_t slice : {std::size_t{1}, std::size_t{1000}, std::size_t{1024}, std::size_t{4097}, std::size_t{9000}}) {
-    std::vector<float> words(slice * kBlocks * 4);
+  for (unsigned slice : {1u, 1000u, 1024u, 4097u, 9000u}) {
+    std::vector<float> words(std::size_t{slice} * kBlocks * 4);
     for (float& w : words) w = static_cast<float>(value(rng));
-    DeviceBuffer<float4> data(slice * kBlocks);
+    DeviceBuffer<float4> data(std::size_t{slice} * kBlocks);
     data.upload(std::vector<float4>(reinterpret_cast<const float4*>(words.data()),
-                                    reinterpret_cast<const float4*>(words.data()) + slice * kBlocks));
+                                    reinterpret_cast<const float4*>(words.data()) + std::size_t{slice} * kBlocks));
     DeviceBuffer<float> partial(kBlocks * kernels::kCacheReadThreads);
     partial.fill_bytes(0xFF);
     DeviceBuffer<CycleSpan> span(1);

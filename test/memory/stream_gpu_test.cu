@@ -16,8 +16,8 @@ using kernels::StreamOp;
 constexpr float kQ = 3.0f;
 constexpr int kBlocks = 3;
 constexpr int kThreads = 128;
-// Not multiples of the grid or of the unrolled step (4 x 384 threads), small and large.
-const std::size_t kCounts[] = {1, 31, 383, 384, 1535, 1537, 100003};
+// Not multiples of the grid or of the unrolled steps (4 or 8 x 384 threads), small and large.
+const std::size_t kCounts[] = {1, 31, 383, 384, 1535, 1537, 3073, 100003};
 
 // Small whole numbers: every sum and product below is exact in float, whatever the order.
 std::vector<float> random_words(std::size_t n, std::mt19937& rng) {
@@ -38,7 +38,7 @@ float expected(StreamOp op, float a, float b) {
   return 0.0f;
 }
 
-template <StreamOp Op, class T>
+template <StreamOp Op, class T, int kUnroll>
 void check(std::size_t count) {
   constexpr std::size_t kWords = sizeof(T) / sizeof(float);
   std::mt19937 rng(static_cast<unsigned>(count * 7 + kWords));
@@ -51,7 +51,7 @@ void check(std::size_t count) {
   DeviceBuffer<CycleSpan> span(1);
   const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(da.data()), reinterpret_cast<const T*>(db.data()),
                                         reinterpret_cast<T*>(dc.data()), partial.data()};
-  kernels::stream<Op, T><<<kBlocks, kThreads>>>(arrays, count, kQ, Clocks{span.data()});
+  kernels::stream<Op, T, kUnroll><<<kBlocks, kThreads>>>(arrays, count, kQ, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   if constexpr (Op == StreamOp::kRead) {
     const std::vector<float> sums = partial.download();
@@ -68,9 +68,11 @@ void check(std::size_t count) {
 template <StreamOp Op>
 void check_every_width() {
   for (std::size_t count : kCounts) {
-    check<Op, float>(count);
-    check<Op, float2>(count);
-    check<Op, float4>(count);
+    check<Op, float, 4>(count);
+    check<Op, float2, 4>(count);
+    check<Op, float4, 4>(count);
+    check<Op, float, 8>(count);
+    check<Op, float4, 8>(count);
   }
 }
 

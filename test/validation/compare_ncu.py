@@ -23,9 +23,9 @@ import sys
 
 # benchmark filter, kernel name (regex), counters
 CASES = [
-    ("^Stream/read/bytes_per_thread:16/blocks_per_sm:8/MiB:2048/", "^stream$",
+    ("^Stream/read/bytes_per_thread:16/unroll:4/blocks_per_sm:8/MiB:2048/", "^stream$",
      ["l2_read_bytes", "dram_read_bytes", "inst_executed"]),
-    ("^Stream/copy/bytes_per_thread:16/blocks_per_sm:8/MiB:2048/", "^stream$",
+    ("^Stream/copy/bytes_per_thread:16/unroll:4/blocks_per_sm:8/MiB:2048/", "^stream$",
      ["l2_read_bytes", "l2_write_bytes", "dram_read_bytes", "dram_write_bytes", "inst_executed"]),
     ("^StridedCopy/Gather/stride:8/", "strided_copy",
      ["l2_read_bytes", "dram_read_bytes", "global_load_sectors", "global_load_requests", "inst_executed"]),

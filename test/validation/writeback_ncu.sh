@@ -20,14 +20,14 @@ for mib in "${sizes[@]}"; do
   echo "== Stream/copy MiB:$mib"
   ncu --clock-control none --cache-control none --replay-mode application --print-units base --csv \
     --kernel-name "regex:^stream$|read_through_l2" --launch-count 4 \
-    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^Stream/copy/bytes_per_thread:16/blocks_per_sm:8/MiB:$mib/cold_l2:1/" \
+    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^Stream/copy/bytes_per_thread:16/unroll:4/blocks_per_sm:8/MiB:$mib/cold_l2:1/" \
     --gpubench_counters=none --gpubench_cold_l2 --benchmark_min_time=0.01s |
     python3 -c "$print_rows"
 done
 for mib in "${sizes[@]}"; do
   echo "== Stream/copy MiB:$mib, ncu --cache-control all (default), copy alone"
   ncu --clock-control none --print-units base --csv --kernel-name "regex:^stream$" --launch-count 1 \
-    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^Stream/copy/bytes_per_thread:16/blocks_per_sm:8/MiB:$mib/cold_l2:1/" \
+    --metrics dram__bytes_write.sum,dram__bytes_read.sum "$gpubench" "--benchmark_filter=^Stream/copy/bytes_per_thread:16/unroll:4/blocks_per_sm:8/MiB:$mib/cold_l2:1/" \
     --gpubench_counters=none --benchmark_min_time=0.01s |
     python3 -c "$print_rows"
 done
