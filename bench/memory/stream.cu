@@ -118,13 +118,14 @@ void memcpy_rows(benchmark::State& state) {
 const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2"};
 
 // DRAM rows. Quick preset: 16 bytes per thread, 4 loads in flight, 8 blocks of 256 per SM (a full
-// SM), and for `read` its neighbours (4 bytes; 1 block per SM; 8 loads); the full preset sweeps all.
+// SM), and for `read` its neighbours (4 bytes; 1 and 4 blocks per SM; 8 loads); the full preset sweeps all.
 template <StreamOp Op>
 void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows) {
   Benchmark* rows = family.gpu("Stream/" + name, kArgs, stream_rows<Op>);
   if (family.preset() == Preset::kQuick) {
     rows->Args({16, 4, 8, kDramMiB, 1});
-    if (is_read) rows->Args({4, 4, 8, kDramMiB, 1})->Args({16, 4, 1, kDramMiB, 1})->Args({16, 8, 8, kDramMiB, 1});
+    if (is_read)
+      rows->Args({4, 4, 8, kDramMiB, 1})->Args({16, 4, 1, kDramMiB, 1})->Args({16, 4, 4, kDramMiB, 1})->Args({16, 8, 4, kDramMiB, 1});
   } else {
     for (std::int64_t width : {4, 8, 16})
       for (std::int64_t unroll : {4, 8})
