@@ -130,6 +130,7 @@ void register_op(const Family& family, const std::string& name, bool is_read, bo
     for (std::int64_t width : {4, 8, 16})
       for (std::int64_t unroll : {4, 8})
         for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, unroll, per_sm, kDramMiB, 1});
+    for (std::int64_t per_sm : {2, 4, 8}) rows->Args({16, 4, per_sm, 2 * kDramMiB, 1});  // longer launches
   }
   if (hot_rows)  // L2-sized: cold (from DRAM) against hot (the previous launch's data still in L2)
     for (std::int64_t cold : {1, 0}) rows->Args({16, 4, 8, kL2MiB, cold});

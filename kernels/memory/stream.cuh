@@ -1,5 +1,5 @@
 // STREAM-style kernels: read, write, copy, scale and triad over 4-, 8- or 16-byte elements
-// (float, float2, float4), every element touched once per launch. Each thread keeps
+// (float, float2, float4), grid-stride, every element touched once per launch. Each thread keeps
 // kUnroll (4 or 8) independent loads in flight per step, so the bytes in flight per SM, not the loop, set
 // the bandwidth. `read` writes one partial sum per thread (the reduction the tests check), so its
 // loads cannot be removed.
@@ -32,11 +32,14 @@ __device__ __forceinline__ T stream_splat(float q) {
 
 // Arrays: a and b are read, c is written. read: sums a into partial[thread]; write: c = q;
 // copy: c = a; scale: c = q * a; triad: c = a + q * b.
+// No __restrict__ on the inputs: with it they are read through the read-only path
+// (LDG.E.128.CONSTANT), which read 92.4% of the H100's DRAM peak where CacheBandwidth's plain
+// loads read 93-95%.
 template <class T>
 struct StreamArrays {
-  const T* __restrict__ a;
-  const T* __restrict__ b;
-  T* __restrict__ c;
+  const T* a;
+  const T* b;
+  T* c;
   float* __restrict__ partial;  // one per thread of the grid (read only)
 };
 
@@ -48,40 +51,34 @@ __device__ __forceinline__ T stream_element(const StreamArrays<T>& s, std::size_
   else return stream_axpy(q, s.b[i], s.a[i]);  // triad
 }
 
-// Block b walks its own contiguous chunk of the arrays (a grid-stride walk, where each step of the
-// grid touches the whole array's width, read 92.4% of the H100's DRAM peak against 93-95% for the
-// contiguous chunks of CacheBandwidth). Within a chunk, step k of a thread reads element
-// i + k * blockDim.x, so every warp-wide access stays coalesced.
 template <StreamOp Op, class T, int kUnroll = 4>
 static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clocks clocks) {
   const Clocks::Stamp start = clocks.begin();
-  const std::size_t step = blockDim.x;
-  const std::size_t per_block = (count + gridDim.x - 1) / gridDim.x;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * per_block;
-  const std::size_t end = first + per_block < count ? first + per_block : count;
-  std::size_t i = first + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t i = thread;
   float sum = 0.0f;
   // Whole steps: kUnroll loads issued before any result is used.
-  for (; i + (kUnroll - 1) * step < end; i += kUnroll * step) {
+  for (; i + (kUnroll - 1) * stride < count; i += kUnroll * stride) {
     if constexpr (Op == StreamOp::kRead) {
       T v[kUnroll];
 #pragma unroll
-      for (int k = 0; k < kUnroll; ++k) v[k] = s.a[i + k * step];
+      for (int k = 0; k < kUnroll; ++k) v[k] = s.a[i + k * stride];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) sum += stream_sum(v[k]);
     } else {
       T v[kUnroll];
 #pragma unroll
-      for (int k = 0; k < kUnroll; ++k) v[k] = stream_element<Op>(s, i + k * step, q);
+      for (int k = 0; k < kUnroll; ++k) v[k] = stream_element<Op>(s, i + k * stride, q);
 #pragma unroll
-      for (int k = 0; k < kUnroll; ++k) s.c[i + k * step] = v[k];
+      for (int k = 0; k < kUnroll; ++k) s.c[i + k * stride] = v[k];
     }
   }
-  for (; i < end; i += step) {  // the rest of the chunk, one element at a time
+  for (; i < count; i += stride) {  // the rest, one element at a time
     if constexpr (Op == StreamOp::kRead) sum += stream_sum(s.a[i]);
     else s.c[i] = stream_element<Op>(s, i, q);
   }
-  if constexpr (Op == StreamOp::kRead) s.partial[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
+  if constexpr (Op == StreamOp::kRead) s.partial[thread] = sum;
   clocks.end(start);
 }
 
