@@ -10,7 +10,7 @@
 namespace gpubench {
 namespace {
 
-// Every thread's sum of the elements it read, for chunks that are not multiples of the step.
+// Every thread's mix of the elements it read, for chunks that are not multiples of the step.
 template <int kLoads, class T>
 void check_load_ilp(int warps, std::size_t per_warp) {
   constexpr std::size_t kWords = sizeof(T) / sizeof(unsigned);
@@ -25,17 +25,24 @@ void check_load_ilp(int warps, std::size_t per_warp) {
                                                   Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   const std::vector<unsigned> sums = out.download();
+  // h = h * 31 + word: steps of kLoads elements taken last first, each element's words last first.
+  const auto mix_element = [&](unsigned h, std::size_t element) {
+    for (std::size_t w = kWords; w-- > 0;) h = h * 31u + words[element * kWords + w];
+    return h;
+  };
   for (int thread = 0; thread < warps * 32; ++thread) {
     unsigned expected = 0;
     const std::size_t first = static_cast<std::size_t>(thread / 32) * per_warp;
-    for (std::size_t e = thread % 32; e < per_warp; e += 32)
-      for (std::size_t w = 0; w < kWords; ++w) expected += words[(first + e) * kWords + w];
+    std::size_t e = thread % 32;
+    for (; e + (kLoads - 1) * 32 < per_warp; e += kLoads * 32)
+      for (int k = kLoads - 1; k >= 0; --k) expected = mix_element(expected, first + e + k * 32);
+    for (; e < per_warp; e += 32) expected = mix_element(expected, first + e);
     ASSERT_EQ(sums[thread], expected) << kLoads << " loads of " << sizeof(T) << " bytes, " << per_warp
                                       << " per warp, thread " << thread;
   }
 }
 
-TEST(LoadIlpKernel, EveryThreadSumsItsElements) {
+TEST(LoadIlpKernel, EveryThreadMixesItsElementsInOrder) {
   GPUBENCH_REQUIRE_GPU();
   for (std::size_t per_warp : {std::size_t{1}, std::size_t{33}, std::size_t{511}, std::size_t{512}, std::size_t{2049}}) {
     check_load_ilp<1, unsigned>(2, per_warp);
