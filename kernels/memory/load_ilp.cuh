@@ -15,9 +15,9 @@ namespace gpubench::kernels {
 
 // What each thread computes from its words: h = h * 31 + word, words in a fixed order. Unlike a sum,
 // the compiler may not reorder it, and a step starts it on its last load, so no value is used before
-// every load of the step is issued and each keeps its own register. (With a sum, ptxas reused the
-// first load's register for the 15th of 16: two round trips per step, and 16 in flight moved no more
-// than 8.)
+// every load of the step is issued and each keeps its own register (with a sum, ptxas reused the
+// first load's register for the 15th of 16). The SASS now holds 16 distinct registers, and 16 loads
+// in flight still move no more than 8 on an H100: that limit is the hardware's.
 __device__ __forceinline__ unsigned mix(unsigned h, unsigned v) { return h * 31u + v; }
 __device__ __forceinline__ unsigned mix(unsigned h, uint2 v) { return mix(mix(h, v.y), v.x); }
 __device__ __forceinline__ unsigned mix(unsigned h, uint4 v) { return mix(mix(mix(mix(h, v.w), v.z), v.y), v.x); }
