@@ -243,10 +243,11 @@ class Card:
             key = "bandwidth." + level["name"].lower()
             source = f"CacheBandwidth ({len(level['rows'])} rows)"
             self.add(key + ".bytes_per_second", section, f"{level['name']} read bandwidth", level["bytes_per_second"],
-                     "B/s", source, f"{level['bytes_per_second'] / 1e12:.2f} TB/s, "
-                                    f"{level['bytes_per_clock_per_sm']:.1f} bytes per clock per SM")
-            self.add(key + ".bytes_per_clock_per_sm", section, f"{level['name']} read bandwidth per SM",
-                     level["bytes_per_clock_per_sm"], "B/clk/SM", source)
+                     "B/s", source)
+            self.add(key + ".bytes_per_clock_per_sm", section, f"{level['name']} read bandwidth",
+                     level["bytes_per_clock_per_sm"], "B/clk/SM", source,
+                     f"{level['bytes_per_second'] / 1e12:.2f} TB/s, {level['bytes_per_clock_per_sm']:.1f} bytes per "
+                     "clock per SM")
         if not levels:
             self.missing("bandwidth.levels", section, "L1 / L2 / DRAM read bandwidth by working set", "B/s")
 

@@ -71,6 +71,18 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertGreater(u1, u2)
         self.assertGreater(u2, u4)
 
+    def test_bandwidth_per_level_and_stream_against_memcpy(self):
+        report = load([os.path.join(RESULTS, "2026-11-22-h100-bandwidth", "suite.json")])
+        v = {key: entry["value"] for key, entry in values(report).items()}
+        self.assertGreater(v["bandwidth.l1.bytes_per_clock_per_sm"], 100)  # of the load path's 128
+        self.assertGreater(v["bandwidth.l1.bytes_per_second"], v["bandwidth.l2.bytes_per_second"])
+        self.assertGreater(v["bandwidth.l2.bytes_per_second"], v["bandwidth.dram.bytes_per_second"])
+        self.assertAlmostEqual(v["bandwidth.stream_read.fraction"], 0.925, delta=0.005)
+        self.assertAlmostEqual(v["bandwidth.copy_vs_memcpy"],
+                               v["bandwidth.stream_copy.bytes_per_second"] / v["bandwidth.stream_memcpy.bytes_per_second"])
+        self.assertEqual(v["shared.model_agreement"], 1.0)
+        self.assertGreater(v["mlp.juggler.speedup"], 4)
+
     def test_every_value_names_rows_that_exist(self):
         report = load(H100_CHASE)
         names = {card.short(r["name"]) for r in report["benchmarks"]}
