@@ -29,6 +29,18 @@ SERIES = [  # family, stride filter, label
 ]
 
 
+def finish(figure, axes, output, xlabel, ylabel, title, legend_size=None):
+    """Labels, grid and legend, then the file; every figure ends the same way."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.grid(True, which="both", linewidth=0.3)
+    axes.legend(fontsize=legend_size)
+    figure.tight_layout()
+    figure.savefig(output, dpi=130)
+    return True
+
+
 def latency_figure(plt, report, device, output):
     figure, axes = plt.subplots(figsize=(9, 5.5))
     plotted = 0
@@ -48,14 +60,8 @@ def latency_figure(plt, report, device, output):
         return False
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    axes.set_xlabel("working set (bytes)")
-    axes.set_ylabel("ns per dependent load")
-    axes.set_title(f"Pointer-chase latency: {device} and host CPU")
-    axes.grid(True, which="both", linewidth=0.3)
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(output, dpi=130)
-    return True
+    return finish(figure, axes, output,
+                  "working set (bytes)", "ns per dependent load", f"Pointer-chase latency: {device} and host CPU")
 
 
 def carveout_figure(plt, report, device, output):
@@ -69,14 +75,8 @@ def carveout_figure(plt, report, device, output):
         points.sort()
         axes.plot([s / 1024 for s, _ in points], [c for _, c in points], marker="o", markersize=3,
                   label=f"{percent}% preferred as shared")
-    axes.set_xlabel("working set (KiB)")
-    axes.set_ylabel("cycles per dependent load (ld.ca)")
-    axes.set_title(f"L1 capacity under L1/shared carveouts: {device}")
-    axes.grid(True, linewidth=0.3)
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(output, dpi=130)
-    return True
+    return finish(figure, axes, output,
+                  "working set (KiB)", "cycles per dependent load (ld.ca)", f"L1 capacity under L1/shared carveouts: {device}")
 
 
 def parallelism_figure(plt, report, device, output):
@@ -97,14 +97,8 @@ def parallelism_figure(plt, report, device, output):
         axes.axhline(stream / 1e12, color="black", linewidth=0.8, linestyle="--", label=label)
         axes.axhline(0.8 * stream / 1e12, color="grey", linewidth=0.6, linestyle=":", label=f"80% of {label}")
     axes.set_xscale("log", base=2)
-    axes.set_xlabel("warps per SM (all SMs)")
-    axes.set_ylabel("TB/s (128-byte lines read)")
-    axes.set_title(f"Memory-level parallelism: {device}")
-    axes.grid(True, which="both", linewidth=0.3)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(output, dpi=130)
-    return True
+    return finish(figure, axes, output,
+                  "warps per SM (all SMs)", "TB/s (128-byte lines read)", f"Memory-level parallelism: {device}", legend_size=8)
 
 
 def mlp_figure(plt, report, device, output):
@@ -131,14 +125,8 @@ def mlp_figure(plt, report, device, output):
         axes.axhline(read / 1e9, color="grey", linewidth=0.8, linestyle="--", label="host plain read")
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    axes.set_xlabel("loads in flight (chains x threads or warps)")
-    axes.set_ylabel("GB/s")
-    axes.set_title("Memory-level parallelism: GPU and host")
-    axes.grid(True, which="both", linewidth=0.3)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(output, dpi=130)
-    return True
+    return finish(figure, axes, output,
+                  "loads in flight (chains x threads or warps)", "GB/s", "Memory-level parallelism: GPU and host", legend_size=8)
 
 
 def bandwidth_figure(plt, report, device, output):
@@ -166,14 +154,8 @@ def bandwidth_figure(plt, report, device, output):
     peak = float(report.get("context", {}).get("gpu_dram_bandwidth_theoretical_gbs", 0) or 0) / 1e3
     if peak:
         axes.axhline(peak, color="black", linewidth=0.8, linestyle="--", label="theoretical DRAM")
-    axes.set_xlabel("working set (bytes, all SMs)")
-    axes.set_ylabel("TB/s read")
-    axes.set_title(f"Read bandwidth by working set: {device}")
-    axes.grid(True, which="both", linewidth=0.3)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(output, dpi=130)
-    return True
+    return finish(figure, axes, output,
+                  "working set (bytes, all SMs)", "TB/s read", f"Read bandwidth by working set: {device}", legend_size=8)
 
 
 def main():
