@@ -132,7 +132,7 @@ def mlp_figure(plt, report, device, output):
 def bandwidth_figure(plt, report, device, output):
     """Read bandwidth against working set (CacheBandwidth), the counterpart of the latency staircase, with
     the plateaus bandwidth_levels reads and the theoretical DRAM bandwidth."""
-    series = [("CacheBandwidth/read", "ld.ca (L1 and L2)"), ("CacheBandwidth/read_cg", "ld.cg (L1 bypassed)")]
+    series = [("CacheBandwidth/read", "plain loads (L1 and L2)"), ("CacheBandwidth/read_cg", "ld.cg (L1 bypassed)")]
     figure, axes = plt.subplots(figsize=(8, 4.8))
     plotted = 0
     for family, label in series:
