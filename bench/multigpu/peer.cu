@@ -1,0 +1,174 @@
+//! Talking to another GPU: copy bandwidth between the GPU under test and a peer (cudaMemcpyPeerAsync,
+//! each way and both at once), a kernel reading and writing the peer's memory over peer access, and
+//! load-to-use latency of a pointer chase in the peer's memory against the same chase in local memory.
+//! Bandwidths are per direction against the NVLink links' sum (nvidia-smi), where there are links.
+#include "bench/memory/bandwidth.h"
+#include "bench/multigpu/owned_chain.cuh"
+#include "bench/multigpu/peer_memory.h"
+#include "common/arg_cache.h"
+#include "common/benchmark_compat.h"
+#include "common/experiment.h"
+#include "common/registry.h"
+#include "kernels/memory/pointer_chase.cuh"
+#include "kernels/memory/stream.cuh"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+constexpr std::int64_t kLocalToPeer = 0, kPeerToLocal = 1, kBothWays = 2;
+constexpr std::uint32_t kWarmupLoads = 2048;
+constexpr std::uint32_t kTimedLoads = 4096;
+constexpr int kStreamBlocksPerSm = 4;  // the read's best grid on an H100 (docs/experiments/stream.md)
+constexpr int kStreamThreads = 256;
+
+// The peer a row talks to, or a skip with the reason.
+bool peer_usable(benchmark::State& state, int peer) {
+  const int local = device().index;
+  const int count = cuda_device_count();
+  if (peer >= count) {
+    skip_benchmark(state, "needs GPU " + std::to_string(peer) + "; this host has " + std::to_string(count));
+    return false;
+  }
+  if (peer == local) {
+    skip_benchmark(state, "GPU " + std::to_string(peer) + " is the GPU under test (--gpubench_device)");
+    return false;
+  }
+  if (!enable_peer_access(local, peer)) {
+    skip_benchmark(state, "GPU " + std::to_string(local) + " cannot access GPU " + std::to_string(peer) + "'s memory");
+    return false;
+  }
+  return true;
+}
+
+// Bandwidth against the link: per direction for one-way rows, both directions' sum for two-way ones.
+void report_link_share(benchmark::State& state, double bytes_per_launch, int directions) {
+  static const NvlinkStatus links = nvlink_status(device().index);  // the device under test is fixed per run
+  state.counters["nvlink_links"] = links.links;
+  if (links.gbs_per_direction > 0)
+    state.counters["fraction_of_link"] = benchmark::Counter(
+        bytes_per_launch * static_cast<double>(state.iterations()) / (links.gbs_per_direction * 1e9 * directions),
+        benchmark::Counter::kIsRate);
+}
+
+struct CopyPair {
+  CopyPair(int local, int peer, std::size_t bytes)
+      : local_a(local, bytes / sizeof(float4), 0x3C), local_b(local, bytes / sizeof(float4), 0),
+        peer_a(peer, bytes / sizeof(float4), 0x3D), peer_b(peer, bytes / sizeof(float4), 0) {}
+  OwnedBuffer<float4> local_a, local_b, peer_a, peer_b;
+};
+
+void copy_rows(benchmark::State& state) {
+  static ArgCache<CopyPair> pairs;
+  static std::unique_ptr<Stream> second;  // the other direction of a two-way copy
+  static std::unique_ptr<Event> fork, join;
+  const int peer = static_cast<int>(state.range(0));
+  const std::int64_t mib = state.range(1);
+  const std::int64_t direction = state.range(2);
+  if (!peer_usable(state, peer)) return;
+  const int local = device().index;
+  const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
+  CopyPair& p = pairs.get({peer, mib}, [&] { return CopyPair(local, peer, bytes); });
+  if (!second) {
+    second = std::make_unique<Stream>();
+    fork = std::make_unique<Event>();
+    join = std::make_unique<Event>();
+  }
+  RunOptions options;
+  options.stamps_cycles = false;
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks) {
+    if (direction != kPeerToLocal)
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b.buffer.data(), peer, p.local_a.buffer.data(), local, bytes, s));
+    if (direction == kPeerToLocal)
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes, s));
+    if (direction == kBothWays) {  // the way back on a second stream, joined into the timed one
+      GPUBENCH_CUDA(cudaEventRecord(fork->get(), s));
+      GPUBENCH_CUDA(cudaStreamWaitEvent(second->get(), fork->get(), 0));
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes,
+                                        second->get()));
+      GPUBENCH_CUDA(cudaEventRecord(join->get(), second->get()));
+      GPUBENCH_CUDA(cudaStreamWaitEvent(s, join->get(), 0));
+    }
+  }, options);
+  const int directions = direction == kBothWays ? 2 : 1;
+  report_bandwidth(state, result, static_cast<double>(bytes) * directions, false);
+  report_link_share(state, static_cast<double>(bytes) * directions, directions);
+}
+
+// The Stream family's read and write kernels, on the GPU under test, over the peer's memory.
+template <kernels::StreamOp Op>
+void kernel_rows(benchmark::State& state) {
+  static ArgCache<OwnedBuffer<float4>> remote;
+  static ArgCache<DeviceBuffer<float>> partial;
+  const int peer = static_cast<int>(state.range(0));
+  const std::int64_t mib = state.range(1);
+  if (!peer_usable(state, peer)) return;
+  const std::size_t count = (static_cast<std::size_t>(mib) << 20) / sizeof(float4);
+  float4* memory = remote.get({peer, mib}, [&] { return OwnedBuffer<float4>(peer, count, 0x3C); }).buffer.data();
+  const int blocks = device().sm_count * kStreamBlocksPerSm;
+  float* sums = partial.get({blocks}, [&] {
+    return DeviceBuffer<float>(static_cast<std::size_t>(blocks) * kStreamThreads);
+  }).data();
+  const kernels::StreamArrays<float4> arrays{memory, memory, memory, sums};
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
+    kernels::stream<Op, float4><<<blocks, kStreamThreads, 0, s>>>(arrays, count, 1.0f, c);
+  });
+  report_bandwidth(state, result, static_cast<double>(count * sizeof(float4)), false);
+  report_link_share(state, static_cast<double>(count * sizeof(float4)), 1);
+}
+
+// PointerChase/direct's load-to-use chase, run on SM 0 of the GPU under test, over a chain in the
+// memory of GPU `memory_on` (the GPU under test itself: the local baseline in the same run).
+void chase_rows(benchmark::State& state) {
+  static ArgCache<OwnedChain> chains;
+  static unsigned long long launch_id = 0;
+  const int memory_on = static_cast<int>(state.range(0));
+  const std::size_t bytes = static_cast<std::size_t>(state.range(1));
+  constexpr std::size_t kStride = 128;
+  if (memory_on != device().index && !peer_usable(state, memory_on)) return;
+  DirectChain& chain = *chains.get({memory_on, state.range(1)}, [&] { return OwnedChain(memory_on, bytes, kStride); }).chain;
+  constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
+  const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // one lands on SM 0
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
+    kernel<<<blocks, 1, 0, s>>>(chain.position(), kWarmupLoads, kTimedLoads, c, 0, ++launch_id);
+  });
+  report_per(state, result, "load", kTimedLoads);
+  state.counters["working_set_bytes"] = static_cast<double>(bytes);
+  state.counters["memory_on_gpu"] = memory_on;
+
+  DeviceBuffer<std::uint64_t> check = chain.position_at(0);  // the walk ends where the host says
+  kernel<<<blocks, 1, 0, stream()>>>(check.data(), kWarmupLoads, kTimedLoads, Clocks{}, 0, ++launch_id);
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
+  chain.expect_walked(check, 0, kWarmupLoads + kTimedLoads);
+}
+
+GPUBENCH_FAMILY(Peer) {
+  benchmark::AddCustomContext("gpubench_peer_topology", peer_topology());
+  // Quick: peer 1, the other GPU of a two-GPU host with GPU 0 under test. Full: peers 0 and 1 (the
+  // one that is the GPU under test skips), so --gpubench_device=1 measures from the other side.
+  const auto peers = family.pick<std::vector<std::int64_t>>({1}, {0, 1});
+  auto* copies = family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows);
+  for (std::int64_t peer : peers)
+    for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 2048, 8192}))
+      for (std::int64_t direction : {kLocalToPeer, kPeerToLocal, kBothWays}) copies->Args({peer, mib, direction});
+  for (const auto& [name, body] : {std::pair{"Peer/read", kernel_rows<kernels::StreamOp::kRead>},
+                                   std::pair{"Peer/write", kernel_rows<kernels::StreamOp::kWrite>}}) {
+    auto* rows = family.gpu(name, {"peer", "MiB"}, body);
+    for (std::int64_t peer : peers)
+      for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 2048})) rows->Args({peer, mib});
+  }
+  auto* chases = family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows);
+  for (std::int64_t on : {0, 1})
+    for (std::int64_t bytes : family.pick<std::vector<std::int64_t>>({std::int64_t{4} << 20, std::int64_t{1} << 30},
+                                                                     {std::int64_t{1} << 20, std::int64_t{4} << 20,
+                                                                      std::int64_t{64} << 20, std::int64_t{1} << 30}))
+      chases->Args({on, bytes});
+}
+
+}  // namespace
+}  // namespace gpubench
