@@ -81,18 +81,18 @@ void copy_rows(benchmark::State& state) {
   RunOptions options;
   options.stamps_cycles = false;
   const RunResult result = run(state, [&](cudaStream_t s, Clocks) {
-    if (direction != kPeerToLocal)
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b.buffer.data(), peer, p.local_a.buffer.data(), local, bytes, s));
-    if (direction == kPeerToLocal)
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes, s));
-    if (direction == kBothWays) {  // the way back on a second stream, joined into the timed one
+    if (direction == kBothWays) {  // the way back on a second stream, forked before the first copy is queued
       GPUBENCH_CUDA(cudaEventRecord(fork->get(), s));
       GPUBENCH_CUDA(cudaStreamWaitEvent(second->get(), fork->get(), 0));
       GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes,
                                         second->get()));
       GPUBENCH_CUDA(cudaEventRecord(join->get(), second->get()));
-      GPUBENCH_CUDA(cudaStreamWaitEvent(s, join->get(), 0));
     }
+    if (direction == kPeerToLocal)
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes, s));
+    else
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b.buffer.data(), peer, p.local_a.buffer.data(), local, bytes, s));
+    if (direction == kBothWays) GPUBENCH_CUDA(cudaStreamWaitEvent(s, join->get(), 0));  // joined into the timed stream
   }, options);
   const int directions = direction == kBothWays ? 2 : 1;
   report_bandwidth(state, result, static_cast<double>(bytes) * directions, false);
