@@ -22,7 +22,7 @@ import latency_levels  # noqa: E402
 
 NOT_MEASURED = "not measured"
 SECTIONS = ["Memory latency", "TLB and carveout", "Compute", "Control flow and shared memory", "Bandwidth",
-            "Memory-level parallelism", "A kernel under the microscope: Normalize"]
+            "Memory-level parallelism", "Interconnect", "A kernel under the microscope: Normalize"]
 INSTRUCTIONS = [("ffma", "FP32 FMA"), ("dfma", "FP64 FMA"), ("hfma2", "FP16x2 FMA"), ("rsqrt", "MUFU rsqrt"),
                 ("ex2", "MUFU ex2"), ("sin", "MUFU sin")]
 
@@ -296,6 +296,46 @@ class Card:
         self.add("mlp.juggler.littles_law_ns", section, "streaming load latency (Little's law)", latency, "ns",
                  "LoadILP/scalar/loads:1/warps:1", text)
 
+    def interconnect(self):
+        """Peer: copies to and from another GPU against its NVLink links, and load-to-use latency in its memory
+        against local memory (the largest set of each)."""
+        section = "Interconnect"
+        copies = chase_summary.parallelism_rows(self.report, "Peer/copy")
+        for direction, label in ((0, "copy to the peer GPU"), (1, "copy from the peer GPU"), (2, "copy both ways at once")):
+            rows = [r for r in copies if chase_summary.run_args(r["run_name"]).get("direction") == direction]
+            key = f"peer.copy_{('to', 'from', 'both')[direction]}"
+            if not rows:
+                self.missing(key, section, label, "B/s")
+                continue
+            best = max(rows, key=lambda r: r["bytes_per_second"])
+            text = f"{best['bytes_per_second'] / 1e9:.1f} GB/s"
+            if best.get("fraction_of_link"):
+                text += (f", {best['fraction_of_link']:.1%} of {best.get('nvlink_links', 0):.0f} NVLink links' "
+                         f"{'two directions' if direction == 2 else 'one direction'}")
+            self.add(key, section, label, best["bytes_per_second"], "B/s",
+                     short(best["run_name"]), text)
+        for family, label in (("Peer/read", "kernel reading peer memory"), ("Peer/write", "kernel writing peer memory")):
+            rows = chase_summary.parallelism_rows(self.report, family)
+            if rows:
+                best = max(rows, key=lambda r: r["bytes_per_second"])
+                self.add("peer." + family.split("/")[1], section, label, best["bytes_per_second"],
+                         "B/s", short(best["run_name"]), f"{best['bytes_per_second'] / 1e9:.1f} GB/s")
+        chases = rows_of(self.report, "Peer/chase", "ns_per_load")
+        if chases:
+            largest = max(float(r["working_set_bytes"]) for r in chases)
+            under_test = float(self.context.get("gpu_index", 0) or 0)
+            at = {("peer" if float(r["memory_on_gpu"]) != under_test else "local"):
+                  {k: float(r[k]) for k in ("ns_per_load", "cycles_per_load")} | {"run_name": r["run_name"]}
+                  for r in chases if float(r["working_set_bytes"]) == largest}
+            if "peer" in at:
+                text = f"{at['peer']['ns_per_load']:.0f} ns ({at['peer']['cycles_per_load']:.0f} cycles) per load"
+                if "local" in at:
+                    text += f"; local memory {at['local']['ns_per_load']:.0f} ns in the same run"
+                self.add("peer.chase.latency_ns", section, f"load-to-use latency in peer memory ({chase_summary.size_text(largest)})",
+                         at["peer"]["ns_per_load"], "ns", short(at["peer"]["run_name"]), text)
+        else:
+            self.missing("peer.chase.latency_ns", section, "load-to-use latency in peer memory", "ns")
+
     def normalize(self):
         """The homework's kernels at d_l 8, g 8: instructions per element and their best time."""
         section = "A kernel under the microscope: Normalize"
@@ -322,6 +362,7 @@ class Card:
         self.control_and_shared()
         self.bandwidth()
         self.parallelism()
+        self.interconnect()
         self.normalize()
         return self
 

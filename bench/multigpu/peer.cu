@@ -64,8 +64,11 @@ struct CopyPair {
 
 void copy_rows(benchmark::State& state) {
   static ArgCache<CopyPair> pairs;
-  static std::unique_ptr<Stream> second;  // the other direction of a two-way copy
+  // The way back runs on a stream of the peer (its own copy engine, as nvbandwidth's bidirectional
+  // copies do): issued from the GPU under test, both ways shared one engine and added up to one way.
+  static std::unique_ptr<Stream> second;
   static std::unique_ptr<Event> fork, join;
+  static int second_on = -1;
   const int peer = static_cast<int>(state.range(0));
   const std::int64_t mib = state.range(1);
   const std::int64_t direction = state.range(2);
@@ -73,10 +76,12 @@ void copy_rows(benchmark::State& state) {
   const int local = device().index;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
   CopyPair& p = pairs.get({peer, mib}, [&] { return CopyPair(local, peer, bytes); });
-  if (!second) {
-    second = std::make_unique<Stream>();
+  if (second_on != peer) {
     fork = std::make_unique<Event>();
+    ScopedDevice on(peer);
+    second = std::make_unique<Stream>();
     join = std::make_unique<Event>();
+    second_on = peer;
   }
   RunOptions options;
   options.stamps_cycles = false;

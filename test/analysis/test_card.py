@@ -83,6 +83,14 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertEqual(v["shared.model_agreement"], 1.0)
         self.assertGreater(v["mlp.juggler.speedup"], 4)
 
+    def test_interconnect_from_the_two_gpu_host(self):
+        report = load([os.path.join(RESULTS, "2026-11-22-h200x2-peer", "peer-gpu0.json")])
+        v = values(report)
+        self.assertAlmostEqual(v["peer.copy_to"]["value"] / 1e9, 396.7, delta=0.1)
+        self.assertIn("18 NVLink links", v["peer.copy_to"]["text"])
+        self.assertGreater(v["peer.chase.latency_ns"]["value"], 2 * 337)  # peer DRAM beyond local DRAM
+        self.assertIn("local memory 337 ns", v["peer.chase.latency_ns"]["text"])
+
     def test_every_value_names_rows_that_exist(self):
         report = load(H100_CHASE)
         names = {card.short(r["name"]) for r in report["benchmarks"]}
