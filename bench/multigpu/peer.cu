@@ -62,13 +62,22 @@ struct CopyPair {
   OwnedBuffer<float4> local_a, local_b, peer_a, peer_b;
 };
 
+// The way back of a two-way copy runs on a stream of the peer (its own copy engine, as nvbandwidth's
+// bidirectional copies do), forked from and joined into the timed stream.
+struct WayBack {
+  explicit WayBack(int peer) : fork(std::make_unique<Event>()) {
+    ScopedDevice on(peer);
+    stream = std::make_unique<Stream>();
+    join = std::make_unique<Event>();
+  }
+  std::unique_ptr<Event> fork;
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<Event> join;
+};
+
 void copy_rows(benchmark::State& state) {
   static ArgCache<CopyPair> pairs;
-  // The way back runs on a stream of the peer (its own copy engine, as nvbandwidth's bidirectional
-  // copies do): issued from the GPU under test, both ways shared one engine and added up to one way.
-  static std::unique_ptr<Stream> second;
-  static std::unique_ptr<Event> fork, join;
-  static int second_on = -1;
+  static ArgCache<WayBack> ways_back;
   const int peer = static_cast<int>(state.range(0));
   const std::int64_t mib = state.range(1);
   const std::int64_t direction = state.range(2);
@@ -76,28 +85,22 @@ void copy_rows(benchmark::State& state) {
   const int local = device().index;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
   CopyPair& p = pairs.get({peer, mib}, [&] { return CopyPair(local, peer, bytes); });
-  if (second_on != peer) {
-    fork = std::make_unique<Event>();
-    ScopedDevice on(peer);
-    second = std::make_unique<Stream>();
-    join = std::make_unique<Event>();
-    second_on = peer;
-  }
+  WayBack& back = ways_back.get({peer}, [&] { return WayBack(peer); });
   RunOptions options;
   options.stamps_cycles = false;
   const RunResult result = run(state, [&](cudaStream_t s, Clocks) {
-    if (direction == kBothWays) {  // the way back on a second stream, forked before the first copy is queued
-      GPUBENCH_CUDA(cudaEventRecord(fork->get(), s));
-      GPUBENCH_CUDA(cudaStreamWaitEvent(second->get(), fork->get(), 0));
+    if (direction == kBothWays) {  // forked before the first copy is queued, so the two run together
+      GPUBENCH_CUDA(cudaEventRecord(back.fork->get(), s));
+      GPUBENCH_CUDA(cudaStreamWaitEvent(back.stream->get(), back.fork->get(), 0));
       GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes,
-                                        second->get()));
-      GPUBENCH_CUDA(cudaEventRecord(join->get(), second->get()));
+                                        back.stream->get()));
+      GPUBENCH_CUDA(cudaEventRecord(back.join->get(), back.stream->get()));
     }
     if (direction == kPeerToLocal)
       GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes, s));
     else
       GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b.buffer.data(), peer, p.local_a.buffer.data(), local, bytes, s));
-    if (direction == kBothWays) GPUBENCH_CUDA(cudaStreamWaitEvent(s, join->get(), 0));  // joined into the timed stream
+    if (direction == kBothWays) GPUBENCH_CUDA(cudaStreamWaitEvent(s, back.join->get(), 0));  // joined into the timed stream
   }, options);
   const int directions = direction == kBothWays ? 2 : 1;
   report_bandwidth(state, result, static_cast<double>(bytes) * directions, false);
