@@ -13,6 +13,7 @@
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
 
 #include <csignal>
 #include <cstdio>
@@ -58,6 +59,20 @@ std::string last_filter(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) filter = argv[i] + 19;
   return filter;
+}
+
+int gpu_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+// Other processes on `device` (for the context), with a warning when there are any.
+std::string other_processes_warning(int device) {
+  const std::string others = gpubench::app::other_gpu_processes(device);
+  if (others != "none")
+    std::fprintf(stderr, "gpubench: warning: other processes use GPU %d: %s; their work shares the SMs, memory "
+                         "and clocks with the run\n", device, others.c_str());
+  return others;
 }
 
 // Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 128+signal interrupted.
@@ -109,7 +124,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   const gpubench::Preset preset = options.full ? gpubench::Preset::kFull : gpubench::Preset::kQuick;
-  gpubench::register_families(preset);
+  const std::vector<int> devices = options.devices.resolve(options.devices.all ? gpu_count() : 0);
+  const bool several_devices = devices.size() > 1;
+  try {
+    gpubench::register_families(preset, devices);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    return 2;
+  }
 
   // Asked before the real initialization (listing initializes Google Benchmark in list mode).
   std::vector<std::string> all, selected;
@@ -141,10 +163,30 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  gpubench::GpuSession::select_device(options.device);
   gpubench::GpuSession::set_cold_l2(options.cold_l2);
+  if (several_devices) {
+    // Every GPU's context before the first row (Google Benchmark writes the context first); a GPU
+    // of the list that cannot open ends the run here, before any row.
+    std::string listed;
+    for (int device : devices) {
+      gpubench::GpuSession::select_device(device);
+      try {
+        gpubench::GpuSession::get().add_benchmark_context(gpubench::Family::device_suffix(device));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpubench: --gpubench_device: %s\n", e.what());
+        return 1;
+      }
+      benchmark::AddCustomContext("gpubench_other_gpu_processes" + gpubench::Family::device_suffix(device),
+                                  other_processes_warning(device));
+      gpubench::GpuSession::close();
+      listed += (listed.empty() ? "" : ",") + std::to_string(device);
+    }
+    benchmark::AddCustomContext("gpubench_devices", listed);
+  }
+  gpubench::GpuSession::select_device(devices.front());
   try {
-    gpubench::GpuSession::get().add_benchmark_context();
+    const gpubench::GpuSession& session = gpubench::GpuSession::get();
+    if (!several_devices) session.add_benchmark_context();
   } catch (const gpubench::GpuUnavailable& e) {
     // Without a GPU only the selected benchmarks that need none run; a selection with none, or the
     // whole suite, stops here with the reason.
@@ -162,13 +204,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 1;
   }
-  if (gpubench::GpuSession::unavailable_reason() == std::nullopt) {
-    const std::string others = gpubench::app::other_gpu_processes(options.device);
-    benchmark::AddCustomContext("gpubench_other_gpu_processes", others);
-    if (others != "none")
-      std::fprintf(stderr, "gpubench: warning: other processes use this GPU: %s; their work shares the SMs, memory "
-                           "and clocks with the run\n", others.c_str());
-  }
+  if (!several_devices && gpubench::GpuSession::unavailable_reason() == std::nullopt)
+    benchmark::AddCustomContext("gpubench_other_gpu_processes", other_processes_warning(devices.front()));
   benchmark::AddCustomContext("gpubench_preset", options.full ? "full" : "quick");
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);
 

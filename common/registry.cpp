@@ -1,5 +1,7 @@
 #include "common/registry.h"
 
+#include "common/cupti/counter_session.h"
+#include "common/detail/gpu_session.h"
 #include "common/detail/run_control.h"
 #include "common/detail/running_case.h"
 
@@ -7,6 +9,8 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <set>
+#include <stdexcept>
 
 namespace gpubench {
 namespace detail {
@@ -39,6 +43,15 @@ namespace {
 
 std::atomic<int> g_failed{0};
 
+// Rows run GPU after GPU: the first row of the next GPU closes the session (its buffers, profilers)
+// and opens one there.
+void move_session_to(int device) {
+  if (GpuSession::selected_device() == device) return;
+  CounterSession::get().release_profilers();
+  GpuSession::close();
+  GpuSession::select_device(device);
+}
+
 std::vector<Registration>& registration_list() {
   static std::vector<Registration> list;
   return list;
@@ -62,6 +75,7 @@ BenchmarkBody guarded(const Registration& registration, std::size_t arg_count, B
     }
     detail::RunningCaseScope scope({counters.get(), std::move(args)});
     try {
+      if (registration.device >= 0) move_session_to(registration.device);
       body(state);
     } catch (const std::exception& e) {
       if (!detail::interrupted()) ++g_failed;
@@ -71,8 +85,8 @@ BenchmarkBody guarded(const Registration& registration, std::size_t arg_count, B
 }
 
 Benchmark* register_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                              BenchmarkBody body, const std::string& family, bool needs_gpu) {
-  Registration registration{name, family.empty() ? name.substr(0, name.find('/')) : family, needs_gpu};
+                              BenchmarkBody body, const std::string& family, bool needs_gpu, int device) {
+  Registration registration{name, family.empty() ? name.substr(0, name.find('/')) : family, needs_gpu, device};
   registration_list().push_back(registration);
   Benchmark* benchmark =
       benchmark::RegisterBenchmark(name.c_str(), guarded(registration, arg_names.size(), std::move(body)));
@@ -84,13 +98,13 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
 }  // namespace
 
 Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body, const std::string& family) {
-  return register_benchmark(name, arg_names, std::move(body), family, true);
+                                  BenchmarkBody body, const std::string& family, int device) {
+  return register_benchmark(name, arg_names, std::move(body), family, true, device);
 }
 
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
                                   BenchmarkBody body, const std::string& family) {
-  return register_benchmark(name, arg_names, std::move(body), family, false);
+  return register_benchmark(name, arg_names, std::move(body), family, false, -1);
 }
 
 const std::vector<Registration>& registrations() { return registration_list(); }
@@ -107,11 +121,24 @@ const Registration* registration_of(const std::string& instance_name) {
 
 int failed_benchmarks() { return g_failed.load(); }
 
-std::vector<std::string> register_families(Preset preset) {
+std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices) {
   std::vector<std::string> names;
-  for (const detail::FamilyEntry& entry : detail::families()) {
-    entry.registration(Family(entry.name, preset));
-    names.emplace_back(entry.name);
+  std::set<std::string> host_families;  // registered no GPU row for the first GPU
+  const bool several = devices.size() > 1;
+  for (std::size_t pass = 0; pass < devices.size(); ++pass) {
+    for (const detail::FamilyEntry& entry : detail::families()) {
+      if (pass > 0 && host_families.count(entry.name)) continue;
+      const std::size_t first = registration_list().size();
+      entry.registration(Family(entry.name, preset, devices[pass], several));
+      bool gpu_rows = false, host_rows = false;
+      for (std::size_t i = first; i < registration_list().size(); ++i)
+        (registration_list()[i].needs_gpu ? gpu_rows : host_rows) = true;
+      if (pass == 0 && !gpu_rows) host_families.insert(entry.name);
+      if (pass > 0 && host_rows)
+        throw std::logic_error(std::string("family ") + entry.name +
+                               " registers host and GPU rows; host rows would repeat for every GPU");
+      if (pass == 0) names.emplace_back(entry.name);
+    }
   }
   return names;
 }

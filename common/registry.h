@@ -22,9 +22,10 @@ using BenchmarkBody = std::function<void(benchmark::State&)>;
 
 // A GPU benchmark: manual (CUDA event) time, and any exception becomes this row's error, so one
 // failure never ends the run. arg_names also tell run() which arguments identify the case. After an
-// interrupt (Ctrl-C) the body no longer runs: the row is skipped as "interrupted".
+// interrupt (Ctrl-C) the body no longer runs: the row is skipped as "interrupted". `device` >= 0:
+// the row runs on that GPU (the session moves there first); -1: on the GPU the session has.
 Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body, const std::string& family = {});
+                                  BenchmarkBody body, const std::string& family = {}, int device = -1);
 // A host benchmark (no GPU): wall or CPU time as Google Benchmark measures it, errors as above.
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
                                   BenchmarkBody body, const std::string& family = {});
@@ -35,6 +36,7 @@ struct Registration {
   std::string name;
   std::string family;
   bool needs_gpu;
+  int device = -1;  // the GPU the row runs on; -1: the session's
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -46,20 +48,28 @@ int failed_benchmarks();
 
 enum class Preset { kQuick, kFull };
 
-// Handed to each family's registration function.
+// Handed to each family's registration function, once per GPU of the run. With several GPUs every
+// GPU row's name (and family) ends in /gpu:N; a family of host rows only registers once, unsuffixed.
 class Family {
  public:
-  Family(std::string name, Preset preset) : name_(std::move(name)), preset_(preset) {}
+  Family(std::string name, Preset preset, int device = 0, bool several_devices = false)
+      : name_(std::move(name)), preset_(preset), device_(device),
+        suffix_(several_devices ? device_suffix(device) : std::string()), pinned_(several_devices) {}
   const std::string& name() const { return name_; }
   Preset preset() const { return preset_; }
+  // The GPU these registrations are for (peers are the others).
+  int device() const { return device_; }
+  static std::string device_suffix(int device) { return "/gpu:" + std::to_string(device); }
   // The full sweep, or the few points that carry the family's answer in the quick preset.
   template <class T>
   T pick(T quick, T full) const {
     return preset_ == Preset::kQuick ? std::move(quick) : std::move(full);
   }
   Benchmark* gpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
-    return register_gpu_benchmark(name, arg_names, std::move(body), name_);
+    return register_gpu_benchmark(name + suffix_, arg_names, std::move(body), name_ + suffix_,
+                                  pinned_ ? device_ : -1);
   }
+  // Host rows run once per process: a family of them is registered for the first GPU only.
   Benchmark* cpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
     return register_cpu_benchmark(name, arg_names, std::move(body), name_);
   }
@@ -67,6 +77,9 @@ class Family {
  private:
   std::string name_;
   Preset preset_;
+  int device_;
+  std::string suffix_;
+  bool pinned_;
 };
 
 using FamilyRegistration = void (*)(const Family&);
@@ -75,8 +88,9 @@ namespace detail {
 bool add_family(const char* name, FamilyRegistration registration);
 }  // namespace detail
 
-// Registers every family's benchmarks for the preset, in link order. Returns the family names.
-std::vector<std::string> register_families(Preset preset);
+// Registers every family's benchmarks for the preset, in link order, GPU after GPU (`devices` in
+// order; one GPU: unsuffixed names). Returns the family names.
+std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices = {0});
 
 }  // namespace gpubench
 

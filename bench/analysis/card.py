@@ -505,15 +505,43 @@ def main():
               file=sys.stderr)
         return 2
     report = chase_summary.merge(reports)
-    card = Card(report).build()
     prefix = args.out or args.json[0] + ".card"
-    note = write_plots(report, prefix) if args.plots else ""
-    with open(prefix + ".json", "w") as f:
-        json.dump(card.to_json(), f, indent=1)
-    with open(prefix + ".md", "w") as f:
-        f.write(card.to_markdown(note))
+    parts = chase_summary.devices_of(report)
+    if len(parts) == 1:
+        write_card(parts[0][1], prefix, args.plots)
+    else:
+        write_host_card(parts, prefix, args.plots)
     print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
     return 0
+
+
+def write_card(report, prefix, plots):
+    card = Card(report).build()
+    note = write_plots(report, prefix) if plots else ""
+    with open(prefix + ".json", "w") as f:
+        json.dump(card.to_json(), f, indent=1)
+    markdown = card.to_markdown(note)
+    with open(prefix + ".md", "w") as f:
+        f.write(markdown)
+    return card, markdown
+
+
+def write_host_card(parts, prefix, plots):
+    """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), and PREFIX.md/.json
+    holding them all, the JSON's keys as gpu:N/key so that --compare pairs the same GPU's values."""
+    cards, texts, values = [], [], []
+    for gpu, report in parts:
+        card, markdown = write_card(report, f"{prefix}-gpu{gpu}", plots)
+        cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
+        texts.append(markdown.replace("# Micro-architecture card: ", f"# GPU {gpu}: ", 1))
+        values += [v | {"key": f"gpu:{gpu}/{v['key']}", "gpu": gpu} for v in card.values]
+    names = ", ".join(f"GPU {c['gpu']} {c['device']['name']}" for c in cards)
+    head = f"# Micro-architecture cards of one run over {len(cards)} GPUs\n\n{names}; one card per GPU below " \
+           f"(also `{os.path.basename(prefix)}-gpuN.md`).\n\n"
+    with open(prefix + ".md", "w") as f:
+        f.write(head + "\n".join(texts))
+    with open(prefix + ".json", "w") as f:
+        json.dump({"devices": cards, "values": values}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,36 @@ def merge(reports):
             "context": next((r["context"] for r in reports if r.get("context")), {})}
 
 
+DEVICE_TAG = re.compile(r"/gpu:(\d+)(?=/|$)")
+
+
+def devices_of(report):
+    """A run over several GPUs (--gpubench_device=all or a list) as one report per GPU, in run order: that
+    GPU's rows and context with their /gpu:N taken off, plus the host rows (no tag), so every rule reads it
+    as a one-GPU run. A one-GPU run: [(None, report)]."""
+    context = report.get("context", {})
+    listed = context.get("gpubench_devices")
+    if not listed:
+        return [(None, report)]
+    parts = []
+    for gpu in (int(g) for g in str(listed).split(",")):
+        tag = f"/gpu:{gpu}"
+        own = {k: v for k, v in context.items() if not DEVICE_TAG.search(k)}
+        own.update({k[:-len(tag)]: v for k, v in context.items() if k.endswith(tag)})
+        rows = []
+        for row in report.get("benchmarks", []):
+            found = DEVICE_TAG.search(row.get("name", ""))
+            if found and int(found.group(1)) != gpu:
+                continue
+            row = dict(row)
+            for field in ("name", "run_name"):
+                if field in row:
+                    row[field] = DEVICE_TAG.sub("", row[field], count=1)
+            rows.append(row)
+        parts.append((gpu, {"context": own, "benchmarks": rows}))
+    return parts
+
+
 def size_text(size):
     for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
         if size >= scale:

@@ -12,7 +12,9 @@
 #include "kernels/memory/pointer_chase.cuh"
 #include "kernels/memory/stream.cuh"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,7 +49,10 @@ bool peer_usable(benchmark::State& state, int peer) {
 
 // Bandwidth against the link: per direction for one-way rows, both directions' sum for two-way ones.
 void report_link_share(benchmark::State& state, double bytes_per_launch, int directions) {
-  static const NvlinkStatus links = nvlink_status(device().index);  // the device under test is fixed per run
+  static std::map<int, NvlinkStatus> links_of;  // nvidia-smi once per GPU under test
+  const int local = device().index;
+  if (!links_of.count(local)) links_of[local] = nvlink_status(local);
+  const NvlinkStatus& links = links_of[local];
   state.counters["nvlink_links"] = links.links;
   if (links.gbs_per_direction > 0)
     state.counters["fraction_of_link"] = benchmark::Counter(
@@ -155,11 +160,20 @@ void chase_rows(benchmark::State& state) {
   chain.expect_walked(check, 0, kWarmupLoads + kTimedLoads);
 }
 
+// The GPUs a row on `under_test` talks to: every other GPU of the host (at least one, so a one-GPU
+// host lists the row and skips it with the reason); the quick preset takes the first.
+std::vector<std::int64_t> peers_of(int under_test, const Family& family) {
+  std::vector<std::int64_t> peers;
+  for (int gpu = 0; gpu < std::max(2, cuda_device_count()); ++gpu)
+    if (gpu != under_test) peers.push_back(gpu);
+  return family.pick(std::vector<std::int64_t>{peers.front()}, peers);
+}
+
 GPUBENCH_FAMILY(Peer) {
-  benchmark::AddCustomContext("gpubench_peer_topology", peer_topology());
-  // Quick: peer 1, the other GPU of a two-GPU host with GPU 0 under test. Full: peers 0 and 1 (the
-  // one that is the GPU under test skips), so --gpubench_device=1 measures from the other side.
-  const auto peers = family.pick<std::vector<std::int64_t>>({1}, {0, 1});
+  static const bool topology_added = (benchmark::AddCustomContext("gpubench_peer_topology", peer_topology()), true);
+  (void)topology_added;
+  // Registered once per GPU under test, so --gpubench_device=all measures every ordered pair.
+  const std::vector<std::int64_t> peers = peers_of(family.device(), family);
   auto* copies = family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows);
   for (std::int64_t peer : peers)
     for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 2048, 8192}))
@@ -171,7 +185,9 @@ GPUBENCH_FAMILY(Peer) {
       for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 2048})) rows->Args({peer, mib});
   }
   auto* chases = family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows);
-  for (std::int64_t on : {0, 1})
+  std::vector<std::int64_t> chase_on = {family.device()};  // the local baseline first
+  chase_on.insert(chase_on.end(), peers.begin(), peers.end());
+  for (std::int64_t on : chase_on)
     for (std::int64_t bytes : family.pick<std::vector<std::int64_t>>({std::int64_t{4} << 20, std::int64_t{1} << 30},
                                                                      {std::int64_t{1} << 20, std::int64_t{4} << 20,
                                                                       std::int64_t{64} << 20, std::int64_t{1} << 30}))

@@ -27,11 +27,11 @@ void CounterSession::disable(const std::string& reason) {
 }
 
 CuptiProfiler* CounterSession::profiler_for(int device, const std::vector<std::string>& perfworks_metrics) {
-  auto found = profilers_.find(perfworks_metrics);
+  auto found = profilers_.find({device, perfworks_metrics});
   if (found != profilers_.end()) return found->second.get();
   auto profiler = std::make_unique<CuptiProfiler>(device, perfworks_metrics);
   CuptiProfiler* raw = profiler.get();
-  profilers_.emplace(perfworks_metrics, std::move(profiler));
+  profilers_.emplace(std::pair{device, perfworks_metrics}, std::move(profiler));
   return raw;
 }
 

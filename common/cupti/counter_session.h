@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -31,6 +32,9 @@ class CounterSession {
 
   // Releases every profiler and CUPTI's profiler itself (before the GPU session closes).
   void close() noexcept;
+  // Releases the profilers (bound to a device's context) but keeps CUPTI: before the run moves to
+  // another GPU.
+  void release_profilers() noexcept { profilers_.clear(); }
 
   // Why counters are off, or empty.
   const std::string& unavailable_reason() const { return unavailable_reason_; }
@@ -44,7 +48,7 @@ class CounterSession {
   std::string unavailable_reason_;
   std::set<std::string> dropped_counters_;
   std::set<std::string> warned_;
-  std::map<std::vector<std::string>, std::unique_ptr<CuptiProfiler>> profilers_;
+  std::map<std::pair<int, std::vector<std::string>>, std::unique_ptr<CuptiProfiler>> profilers_;
 };
 
 }  // namespace gpubench

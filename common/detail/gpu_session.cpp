@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -65,6 +66,7 @@ void check_device_usable(int index) {
 }  // namespace
 
 void GpuSession::select_device(int index) { g_selected_device = index; }
+int GpuSession::selected_device() { return g_selected_device; }
 void GpuSession::set_cold_l2(bool cold) { g_cold_l2 = cold; }
 bool GpuSession::cold_l2() { return g_cold_l2; }
 
@@ -155,14 +157,16 @@ void GpuSession::scrub_l2() {
   GPUBENCH_CUDA(cudaStreamSynchronize(stream_.get()));
 }
 
-void GpuSession::add_benchmark_context() const {
-  static bool added = false;
-  if (added) return;
-  added = true;
-  for (const auto& [key, value] : device_context(info_, calibrated_sm_mhz_)) benchmark::AddCustomContext(key, value);
+void GpuSession::add_benchmark_context(const std::string& key_suffix) const {
+  static std::set<std::string> added;
+  if (!added.insert(key_suffix).second) return;
+  for (const auto& [key, value] : device_context(info_, calibrated_sm_mhz_))
+    benchmark::AddCustomContext(key + key_suffix, value);
+  benchmark::AddCustomContext("gpubench_native_sass" + key_suffix, native_code_ ? "yes" : "no (PTX JIT)");
+  benchmark::AddCustomContext("gpubench_stream_hold" + key_suffix,
+                              stream_hold_works_ ? "yes" : "no (synchronous launches)");
+  if (added.size() > 1) return;  // the rest is the run's, not a GPU's
   benchmark::AddCustomContext("gpubench_cuda_architectures", GPUBENCH_CUDA_ARCHITECTURES);
-  benchmark::AddCustomContext("gpubench_native_sass", native_code_ ? "yes" : "no (PTX JIT)");
-  benchmark::AddCustomContext("gpubench_stream_hold", stream_hold_works_ ? "yes" : "no (synchronous launches)");
   benchmark::AddCustomContext("gpubench_cold_l2", g_cold_l2 ? "yes (L2 emptied before every launch)" : "no");
 }
 

@@ -29,6 +29,7 @@ class GpuSession {
  public:
   // Which GPU the session opens; call before the first get().
   static void select_device(int index);
+  static int selected_device();
   // Cold-L2 mode (--gpubench_cold_l2): experiments scrub L2 before every launch.
   static void set_cold_l2(bool cold);
   static bool cold_l2();
@@ -60,8 +61,9 @@ class GpuSession {
   // state, as Nsight Compute's default cache control does.
   void scrub_l2();
 
-  // Adds the device rows to Google Benchmark's context (once per process).
-  void add_benchmark_context() const;
+  // Adds the device rows to Google Benchmark's context, each key followed by `key_suffix` (a run
+  // over several GPUs adds every GPU's, keys ending in /gpu:N). Once per process and suffix.
+  void add_benchmark_context(const std::string& key_suffix = {}) const;
 
  private:
   explicit GpuSession(int index);

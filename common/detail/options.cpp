@@ -18,15 +18,50 @@ constexpr const char* kFlagPrefix = "--gpubench_";
 int parse_device_index(const std::string& text, const std::string& source) {
   std::size_t used = 0;
   int value = -1;
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   try {
-    value = std::stoi(text, &used);
+    if (digits) value = std::stoi(text, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || value < 0)
-    throw std::invalid_argument(source + " must be a GPU index (0, 1, ...), got '" + text + "'");
+  if (!digits || used != text.size() || value < 0)
+    throw std::invalid_argument(source + " must be a GPU index (0, 1, ...), a list (0,1) or all, got '" + text + "'");
   return value;
 }
+
+}  // namespace
+
+DeviceChoice parse_device_choice(const std::string& text, const std::string& source) {
+  DeviceChoice choice;
+  if (text == "all") {
+    choice.all = true;
+    choice.listed.clear();
+    return choice;
+  }
+  choice.listed.clear();
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const int index = parse_device_index(item, source);
+    for (int seen : choice.listed)
+      if (seen == index) throw std::invalid_argument(source + " lists GPU " + item + " twice ('" + text + "')");
+    choice.listed.push_back(index);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return choice;
+}
+
+std::vector<int> DeviceChoice::resolve(int device_count) const {
+  if (!all) return listed;
+  std::vector<int> every;
+  for (int i = 0; i < device_count; ++i) every.push_back(i);
+  if (every.empty()) every.push_back(0);
+  return every;
+}
+
+namespace {
 
 bool parse_preset(const std::string& text, const std::string& source) {
   if (text == "quick") return false;
@@ -117,7 +152,7 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
                       const char* env_preset) {
   Options options;
   if (env_device != nullptr && *env_device != '\0')
-    options.device = parse_device_index(env_device, "GPUBENCH_DEVICE");
+    options.devices = parse_device_choice(env_device, "GPUBENCH_DEVICE");
   if (env_counters != nullptr) options.counters = env_counters;
   if (env_preset != nullptr && *env_preset != '\0') options.full = parse_preset(env_preset, "GPUBENCH_PRESET");
 
@@ -130,7 +165,7 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
     if (arg.rfind(kFlagPrefix, 0) == 0) {
       int flag = -1;
       if (value_of(arg, "--gpubench_device", value)) {
-        options.device = parse_device_index(value, "--gpubench_device");
+        options.devices = parse_device_choice(value, "--gpubench_device");
       } else if (value_of(arg, "--gpubench_counters", value)) {
         options.counters = value;
       } else if (value_of(arg, "--gpubench_preset", value)) {
@@ -170,7 +205,9 @@ std::string options_usage() {
          "                            given) or full (every sweep); environment: GPUBENCH_PRESET\n"
          "  --gpubench_card=PREFIX    write the card to PREFIX.md / PREFIX.json (default: beside\n"
          "                            --benchmark_out, as FILE.card.md / .json); none: no card\n"
-         "  --gpubench_device=N       GPU to run on (default 0; environment: GPUBENCH_DEVICE)\n"
+         "  --gpubench_device=N       GPU to run on (default 0; environment: GPUBENCH_DEVICE); a list\n"
+         "                            (0,1) or all: the run goes GPU by GPU in one process, each row's\n"
+         "                            name ends in /gpu:N, the context holds every GPU (keys /gpu:N)\n"
          "  --gpubench_counters=LIST  hardware counters (environment: GPUBENCH_COUNTERS):\n"
          "                            default (each experiment's own), none, a,b (instead), +a,b (added)\n"
          "  --gpubench_list_counters  print the counter table (names, metrics, units) and exit\n"

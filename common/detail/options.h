@@ -3,11 +3,21 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
+// --gpubench_device: one GPU, a list (0,1) or all of the host's, run one after the other.
+struct DeviceChoice {
+  bool all = false;
+  std::vector<int> listed{0};  // when not all
+  // The GPUs to run on, given how many the host has (all on a host without any: GPU 0, whose
+  // session then says why it cannot open).
+  std::vector<int> resolve(int device_count) const;
+};
+
 struct Options {
-  int device = 0;              // --gpubench_device=N, or GPUBENCH_DEVICE
+  DeviceChoice devices;        // --gpubench_device=N|LIST|all, or GPUBENCH_DEVICE
   bool list_only = false;      // --benchmark_list_tests: no GPU needed
   std::string counters;        // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
   bool list_counters = false;  // --gpubench_list_counters
@@ -31,6 +41,9 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
 // and "<iterations>x"; 1.7 only "<seconds>". Throws std::invalid_argument when malformed or when this
 // version cannot express it.
 std::string min_time_for_version(const std::string& value, int major, int minor);
+
+// "all", "N" or "N,M,...": distinct GPU indices. Throws std::invalid_argument naming `source`.
+DeviceChoice parse_device_choice(const std::string& text, const std::string& source);
 
 std::string options_usage();
 

@@ -113,6 +113,69 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertIn("| L1 load-to-use latency | not measured | - |", markdown)
 
 
+PEER_RUNS = [os.path.join(RESULTS, "2026-11-22-h200x2-peer", f"peer-gpu{gpu}.json") for gpu in (0, 1)]
+PER_GPU_KEYS = re.compile(r"^(gpu_|gpubench_(native_sass|stream_hold|other_gpu_processes)$)")
+
+
+def host_run(per_gpu_reports):
+    """What one run over several GPUs writes: the GPUs' rows in turn, each name tagged /gpu:N after its
+    registered name (here the first two parts), each GPU's context keys tagged, the run's keys once."""
+    context, rows = {}, []
+    for gpu, report in enumerate(per_gpu_reports):
+        for key, value in report["context"].items():
+            context[key + f"/gpu:{gpu}" if PER_GPU_KEYS.match(key) else key] = value
+        for row in report["benchmarks"]:
+            row = dict(row)
+            for field in ("name", "run_name"):
+                parts = row[field].split("/")
+                row[field] = "/".join(parts[:2] + [f"gpu:{gpu}"] + parts[2:])
+            rows.append(row)
+    context["gpubench_devices"] = ",".join(str(g) for g in range(len(per_gpu_reports)))
+    rows.append({"name": "PointerChaseCPU/bytes:4096/real_time", "run_name": "PointerChaseCPU/bytes:4096/real_time",
+                 "run_type": "iteration", "real_time": 1.0})
+    return {"context": context, "benchmarks": rows}
+
+
+class CardOfSeveralGpus(unittest.TestCase):
+    def test_each_gpu_reads_as_its_own_run(self):
+        singles = [load([path]) for path in PEER_RUNS]
+        parts = chase_summary.devices_of(host_run(singles))
+        self.assertEqual([gpu for gpu, _ in parts], [0, 1])
+        for (gpu, part), single in zip(parts, singles):
+            self.assertEqual(part["context"]["gpu_index"], str(gpu))
+            self.assertEqual(part["context"]["gpu_name"], single["context"]["gpu_name"])
+            self.assertNotIn("gpubench_devices/gpu:0", part["context"])
+            names = [r["name"] for r in part["benchmarks"]]
+            self.assertEqual(names[:-1], [r["name"] for r in single["benchmarks"]])
+            self.assertEqual(names[-1], "PointerChaseCPU/bytes:4096/real_time")  # host rows in every part
+            self.assertEqual({k: v["value"] for k, v in values(part).items()},
+                             {k: v["value"] for k, v in values(single).items()})
+
+    def test_one_gpu_run_is_left_alone(self):
+        report = load(PEER_RUNS[:1])
+        self.assertEqual(chase_summary.devices_of(report), [(None, report)])
+
+    def test_writes_a_card_per_gpu_and_one_for_the_host(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = os.path.join(tmp, "host.json")
+            with open(run, "w") as f:
+                json.dump(host_run([load([path]) for path in PEER_RUNS]), f)
+            prefix = os.path.join(tmp, "card")
+            done = subprocess.run([sys.executable, os.path.join(ANALYSIS, "card.py"), run, "--out", prefix],
+                                  capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(prefix + ".md") as f:
+                markdown = f.read()
+            self.assertIn("# GPU 0: NVIDIA H200", markdown)
+            self.assertIn("# GPU 1: NVIDIA H200", markdown)
+            with open(prefix + "-gpu1.json") as f:
+                gpu1 = {v["key"]: v for v in json.load(f)["values"]}
+            with open(prefix + ".json") as f:
+                host = {v["key"]: v for v in json.load(f)["values"]}
+            self.assertEqual(host["gpu:1/peer.copy_to"]["value"], gpu1["peer.copy_to"]["value"])
+            self.assertNotEqual(host["gpu:0/peer.copy_to"]["value"], None)
+
+
 class CardCommandLine(unittest.TestCase):
     def run_card(self, *args):
         return subprocess.run([sys.executable, os.path.join(ANALYSIS, "card.py"), *args], capture_output=True, text=True)

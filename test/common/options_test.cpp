@@ -25,14 +25,14 @@ struct Argv {
 TEST(Options, DefaultsToGpuZero) {
   Argv a({"gpubench"});
   const Options o = parse_options(a.argc, a.pointers.data(), nullptr);
-  EXPECT_EQ(o.device, 0);
+  EXPECT_EQ(o.devices.resolve(4), std::vector<int>{0});
   EXPECT_FALSE(o.list_only);
 }
 
 TEST(Options, DeviceFlagIsConsumedAndOtherFlagsStay) {
   Argv a({"gpubench", "--benchmark_filter=Divergence", "--gpubench_device=1", "--benchmark_repetitions=5"});
   const Options o = parse_options(a.argc, a.pointers.data(), nullptr);
-  EXPECT_EQ(o.device, 1);
+  EXPECT_EQ(o.devices.resolve(4), std::vector<int>{1});
   EXPECT_EQ(a.remaining(),
             (std::vector<std::string>{"gpubench", "--benchmark_filter=Divergence", "--benchmark_repetitions=5"}));
   EXPECT_EQ(a.pointers[a.argc], nullptr);
@@ -40,9 +40,45 @@ TEST(Options, DeviceFlagIsConsumedAndOtherFlagsStay) {
 
 TEST(Options, EnvironmentSelectsDeviceAndFlagWins) {
   Argv a({"gpubench"});
-  EXPECT_EQ(parse_options(a.argc, a.pointers.data(), "2").device, 2);
+  EXPECT_EQ(parse_options(a.argc, a.pointers.data(), "2").devices.resolve(4), std::vector<int>{2});
   Argv b({"gpubench", "--gpubench_device=3"});
-  EXPECT_EQ(parse_options(b.argc, b.pointers.data(), "2").device, 3);
+  EXPECT_EQ(parse_options(b.argc, b.pointers.data(), "2").devices.resolve(4), std::vector<int>{3});
+  Argv c({"gpubench", "--gpubench_device=0"});
+  EXPECT_EQ(parse_options(c.argc, c.pointers.data(), "all").devices.resolve(2), std::vector<int>{0});
+}
+
+TEST(Options, DeviceListsKeepTheirOrder) {
+  Argv a({"gpubench", "--gpubench_device=1,0"});
+  EXPECT_EQ(parse_options(a.argc, a.pointers.data(), nullptr).devices.resolve(2), (std::vector<int>{1, 0}));
+  Argv b({"gpubench", "--gpubench_device=3,7"});  // more than the host has: the session says so, not the parser
+  EXPECT_EQ(parse_options(b.argc, b.pointers.data(), nullptr).devices.resolve(2), (std::vector<int>{3, 7}));
+}
+
+TEST(Options, AllMeansEveryGpuOfTheHost) {
+  Argv a({"gpubench", "--gpubench_device=all"});
+  const DeviceChoice all = parse_options(a.argc, a.pointers.data(), nullptr).devices;
+  EXPECT_TRUE(all.all);
+  EXPECT_EQ(all.resolve(2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(all.resolve(8).size(), 8u);
+  EXPECT_EQ(all.resolve(0), std::vector<int>{0});  // no GPU: GPU 0, whose session says why
+  Argv b({"gpubench"});
+  EXPECT_EQ(parse_options(b.argc, b.pointers.data(), "all").devices.resolve(3), (std::vector<int>{0, 1, 2}));
+}
+
+TEST(Options, RejectsBadDeviceLists) {
+  for (const char* bad : {"--gpubench_device=0,", "--gpubench_device=,1", "--gpubench_device=0,,1",
+                          "--gpubench_device=0,0", "--gpubench_device=1,x", "--gpubench_device=ALL",
+                          "--gpubench_device=all,1", "--gpubench_device=0;1", "--gpubench_device= 1"}) {
+    Argv a({"gpubench", bad});
+    EXPECT_THROW(parse_options(a.argc, a.pointers.data(), nullptr), std::invalid_argument) << bad;
+  }
+  Argv a({"gpubench", "--gpubench_device=1,2,1"});
+  try {
+    parse_options(a.argc, a.pointers.data(), nullptr);
+    FAIL() << "a repeated GPU was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("lists GPU 1 twice"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Options, RejectsBadDeviceIndices) {

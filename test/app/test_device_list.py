@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""--gpubench_device with a list, on the host (list mode needs no GPU): every GPU row once per GPU with
+/gpu:N after its registered name, in GPU order; host rows once, unsuffixed; bad lists exit 2 naming the
+flag."""
+import subprocess
+import sys
+import unittest
+
+GPUBENCH = sys.argv.pop(1) if len(sys.argv) > 1 else "gpubench"
+
+
+def listed(*flags):
+    done = subprocess.run([GPUBENCH, "--benchmark_list_tests", *flags], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise AssertionError(done.stderr)
+    return done.stdout.split()
+
+
+class DeviceList(unittest.TestCase):
+    def test_every_gpu_row_once_per_gpu_and_host_rows_once(self):
+        one = listed()
+        both = listed("--gpubench_device=1,0")
+        host = [n for n in one if "CPU" in n.split("/")[0]]
+        gpu = [n for n in one if n not in host and not n.startswith("Peer/")]
+        self.assertTrue(host and gpu)
+        for name in host:
+            self.assertEqual(both.count(name), 1, name)
+        tagged = [n for n in both if "/gpu:" in n]
+        self.assertEqual(len(tagged) + len(host), len(both))
+        # GPU after GPU, in the order asked: all of GPU 1's rows, then GPU 0's.
+        order = [n.split("/gpu:")[1].split("/")[0] for n in tagged]
+        self.assertEqual(order, sorted(order, key=lambda g: g != "1"))
+        for gpu_name in gpu[:20]:
+            family, rest = gpu_name.split("/", 1)
+            self.assertTrue(any(n.startswith(family + "/") and "/gpu:1/" in n or n.startswith(family + "/gpu:1")
+                                for n in tagged), gpu_name)
+        self.assertEqual(sum(1 for n in tagged if "/gpu:0" in n), sum(1 for n in tagged if "/gpu:1" in n))
+
+    def test_peer_rows_talk_to_the_other_gpu(self):
+        both = listed("--gpubench_device=0,1", "--benchmark_filter=^Peer/copy")
+        self.assertIn("Peer/copy/gpu:0/peer:1/MiB:2048/direction:0/manual_time", both)
+        self.assertIn("Peer/copy/gpu:1/peer:0/MiB:2048/direction:0/manual_time", both)
+
+    def test_bad_lists_are_refused_naming_the_flag(self):
+        for bad in ("0,0", "1,", "x", "all,1"):
+            done = subprocess.run([GPUBENCH, f"--gpubench_device={bad}", "--benchmark_list_tests"],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 2, bad)
+            self.assertIn("--gpubench_device", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
