@@ -221,6 +221,7 @@ class Card:
         rates = {}
         for op, label in (("read", "stream read (DRAM)"), ("write", "stream write (DRAM)"), ("copy", "stream copy (DRAM)"),
                           ("scale", "stream scale (DRAM)"), ("triad", "stream triad (DRAM)"),
+                          ("copy_bulk", "stream copy by the TMA, cp.async.bulk (DRAM)"),
                           ("memcpy", "cudaMemcpyAsync device to device (DRAM)")):
             row = chase_summary.stream_row(self.report, op)
             key = f"bandwidth.stream_{op}"
@@ -238,6 +239,11 @@ class Card:
             self.add("bandwidth.copy_vs_memcpy", section, "stream copy against cudaMemcpy", rates["copy"] / rates["memcpy"],
                      "of cudaMemcpy", "Stream/copy, Stream/memcpy",
                      f"the copy kernel moves {rates['copy'] / rates['memcpy']:.1%} of cudaMemcpyAsync's bytes per second")
+        if "copy_bulk" in rates and "memcpy" in rates:
+            self.add("bandwidth.copy_bulk_vs_memcpy", section, "TMA bulk copy against cudaMemcpy",
+                     rates["copy_bulk"] / rates["memcpy"], "of cudaMemcpy", "Stream/copy_bulk, Stream/memcpy",
+                     f"the TMA copy moves {rates['copy_bulk'] / rates['memcpy']:.1%} of cudaMemcpyAsync's bytes per "
+                     "second (the copy engines')")
         levels = chase_summary.bandwidth_levels(self.report)
         for level in levels:
             key = "bandwidth." + level["name"].lower()

@@ -1,13 +1,17 @@
 //! STREAM on the GPU: read, write, copy, scale and triad at 4, 8 and 16 bytes per thread and a
 //! sweep of blocks per SM, with cudaMemcpyAsync in the same run as the reference. Bandwidth counts
-//! bytes read + written; fraction_of_peak is against the theoretical DRAM bandwidth.
+//! bytes read + written; fraction_of_peak is against the theoretical DRAM bandwidth. `copy_bulk` is
+//! the same copy by the TMA (cp.async.bulk, sm_90+): cudaMemcpyAsync device to device runs on the
+//! copy engines (Nsight Compute sees no kernel), so it is the SM side's best answer to it.
 #include "bench/memory/bandwidth.h"
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
 #include "common/experiment.h"
 #include "common/registry.h"
+#include "common/benchmark_compat.h"
 #include "kernels/memory/stream.cuh"
+#include "kernels/memory/stream_bulk.cuh"
 
 #include <cstdint>
 #include <string>
@@ -115,6 +119,36 @@ void memcpy_rows(benchmark::State& state) {
   finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
 }
 
+// The TMA's copy: one thread per block drives `stages` shared-memory buffers of chunk_KiB each.
+void copy_bulk_rows(benchmark::State& state) {
+  const int stages = static_cast<int>(state.range(0));
+  const unsigned chunk = static_cast<unsigned>(state.range(1)) << 10;
+  const int blocks_per_sm = static_cast<int>(state.range(2));
+  const std::int64_t mib = state.range(3);
+  const bool cold = state.range(4) != 0;
+  if (device().major < 9) {
+    skip_benchmark(state, "the TMA bulk copy needs sm_90 or newer; this GPU is sm_" + std::to_string(device().major) +
+                              std::to_string(device().minor));
+    return;
+  }
+  StreamBuffers& b = buffers_of(mib);
+  const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
+  const int shared_bytes = stages * static_cast<int>(chunk);
+  const int blocks = device().sm_count * blocks_per_sm;
+  const auto* src = reinterpret_cast<const char*>(b.a.data());
+  auto* dst = reinterpret_cast<char*>(b.c.data());
+  const RunResult result = dispatch<2, 3, 4, 8>(stages, [&](auto n) {
+    constexpr auto kernel = kernels::stream_copy_bulk<n()>;
+    GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    return run(state, [&](cudaStream_t s, Clocks c) {
+      kernel<<<blocks, 32, shared_bytes, s>>>(src, dst, array_bytes, chunk, c);
+    }, options_for(mib, cold, static_cast<double>(array_bytes / sizeof(float4)), {1, 1}));
+  });
+  finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
+  state.counters["shared_bytes_per_sm"] = static_cast<double>(shared_bytes) * blocks_per_sm;
+}
+
 const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2"};
 
 // DRAM rows. Quick preset: 16 bytes per thread, 4 loads in flight, 8 blocks of 256 per SM (a full
@@ -142,6 +176,16 @@ GPUBENCH_FAMILY(Stream) {
   register_op<StreamOp::kCopy>(family, "copy", false, true);
   register_op<StreamOp::kScale>(family, "scale", false, false);
   register_op<StreamOp::kTriad>(family, "triad", false, false);
+  // Quick: 3 stages of 16 KiB, one block per SM, the H100's best (docs/experiments/stream.md).
+  Benchmark* bulk = family.gpu("Stream/copy_bulk", {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2"},
+                               copy_bulk_rows);
+  bulk->Args({3, 16, 1, kDramMiB, 1});
+  if (family.preset() == Preset::kFull)
+    for (std::int64_t stages : {2, 3, 4, 8})
+      for (std::int64_t chunk_kib : {4, 16, 32})
+        for (std::int64_t per_sm : {1, 2})
+          if (stages * chunk_kib * per_sm <= 192 && !(stages == 3 && chunk_kib == 16 && per_sm == 1))
+            bulk->Args({stages, chunk_kib, per_sm, kDramMiB, 1});
   family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)
       ->Args({kDramMiB, 1})->Args({kL2MiB, 1})->Args({kL2MiB, 0});
 }

@@ -1,5 +1,7 @@
 #include "common/device_memory.h"
+#include "common/cuda_check.h"
 #include "kernels/memory/stream.cuh"
+#include "kernels/memory/stream_bulk.cuh"
 #include "test/gpu_test.h"
 
 #include <gtest/gtest.h>
@@ -81,6 +83,45 @@ TEST(StreamKernels, WriteFillsEveryElement) { GPUBENCH_REQUIRE_GPU(); check_ever
 TEST(StreamKernels, CopyCopiesEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kCopy>(); }
 TEST(StreamKernels, ScaleScalesEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kScale>(); }
 TEST(StreamKernels, TriadAddsEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kTriad>(); }
+
+// The TMA copy: every byte arrives, none past the end is written, for sizes that leave a short last
+// chunk, fewer chunks than blocks, and more chunks than stages per block.
+template <int kStages>
+void check_bulk(std::size_t bytes, unsigned chunk, int blocks) {
+  std::vector<unsigned char> src(bytes);
+  std::mt19937 rng(static_cast<unsigned>(bytes + chunk + kStages));
+  for (unsigned char& byte : src) byte = static_cast<unsigned char>(rng());
+  constexpr std::size_t kGuard = 256;
+  DeviceBuffer<unsigned char> dsrc(bytes), ddst(bytes + kGuard);
+  dsrc.upload(src);
+  ddst.fill_bytes(0xA5);
+  const int shared_bytes = kStages * static_cast<int>(chunk);
+  GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels::stream_copy_bulk<kStages>),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+  DeviceBuffer<CycleSpan> span(1);
+  kernels::stream_copy_bulk<kStages><<<blocks, 32, shared_bytes>>>(
+      reinterpret_cast<const char*>(dsrc.data()), reinterpret_cast<char*>(ddst.data()), bytes, chunk,
+      Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  const std::vector<unsigned char> dst = ddst.download();
+  for (std::size_t i = 0; i < bytes; ++i)
+    ASSERT_EQ(dst[i], src[i]) << "byte " << i << " of " << bytes << ", chunk " << chunk << ", " << kStages << " stages";
+  for (std::size_t i = bytes; i < dst.size(); ++i) ASSERT_EQ(dst[i], 0xA5) << "written past the end at " << i;
+}
+
+TEST(StreamKernels, BulkCopyCopiesEveryByteAndNoMore) {
+  GPUBENCH_REQUIRE_GPU();
+  int major = 0;
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, GpuSession::get().device().index));
+  if (major < 9) GTEST_SKIP() << "the TMA bulk copy needs sm_90 or newer";
+  for (std::size_t bytes : {std::size_t{16}, std::size_t{4096}, std::size_t{4096 + 48}, std::size_t{3 * 4096 + 16},
+                            std::size_t{100000}, std::size_t{(1 << 20) + 4096 + 32}}) {
+    check_bulk<2>(bytes, 4096, 3);
+    check_bulk<3>(bytes, 4096, 1);
+    check_bulk<8>(bytes, 1024, 2);
+    check_bulk<4>(bytes, 16384, 5);
+  }
+}
 
 }  // namespace
 }  // namespace gpubench

@@ -1,0 +1,74 @@
+// The copy done by the tensor memory accelerator (Hopper's TMA, cp.async.bulk): one thread per block
+// moves chunks global -> shared -> global through kStages shared-memory buffers, the loads of the
+// next chunks in flight while a chunk is stored. No load or store instruction touches the data, so
+// what it measures is the memory system under a copy, without the load/store unit's per-request cost.
+// sm_90 and newer; on older GPUs the kernel does nothing (the host checks the architecture first).
+#pragma once
+
+#include "common/clocks.h"
+
+#include <cstddef>
+
+namespace gpubench::kernels {
+
+#if defined(__CUDACC__)
+namespace bulk_detail {
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+}  // namespace bulk_detail
+
+// Copies `bytes` (a multiple of 16) from src to dst; block b takes chunks b, b + gridDim.x, ...;
+// the last chunk may be short. Dynamic shared memory: kStages * chunk bytes (chunk a multiple of 16).
+template <int kStages>
+static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t bytes, unsigned chunk, Clocks clocks) {
+  const Clocks::Stamp start = clocks.begin();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) char stage_memory[];
+  __shared__ __align__(8) unsigned long long loaded[kStages];  // one mbarrier per stage
+  if (threadIdx.x == 0) {
+    using bulk_detail::shared_address;
+    for (int s = 0; s < kStages; ++s)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&loaded[s])));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    const std::size_t chunks = (bytes + chunk - 1) / chunk;
+    const std::size_t mine = chunks > blockIdx.x ? (chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    const auto offset_of = [&](std::size_t k) { return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(chunk); };
+    const auto size_of = [&](std::size_t k) {
+      return static_cast<unsigned>(bytes - offset_of(k) < chunk ? bytes - offset_of(k) : chunk);
+    };
+    const auto load = [&](std::size_t k) {
+      const int s = static_cast<int>(k % kStages);
+      unsigned long long state;
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
+                   : "=l"(state) : "r"(shared_address(&loaded[s])), "r"(size_of(k)) : "memory");
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                   ::"r"(shared_address(stage_memory + s * chunk)), "l"(src + offset_of(k)), "r"(size_of(k)),
+                   "r"(shared_address(&loaded[s])) : "memory");
+    };
+    for (std::size_t k = 0; k < mine && k < kStages; ++k) load(k);
+    for (std::size_t k = 0; k < mine; ++k) {
+      const int s = static_cast<int>(k % kStages);
+      const unsigned parity = static_cast<unsigned>(k / kStages) & 1u;
+      unsigned arrived = 0;
+      while (!arrived)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(arrived) : "r"(shared_address(&loaded[s])), "r"(parity) : "memory");
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                   ::"l"(dst + offset_of(k)), "r"(shared_address(stage_memory + s * chunk)), "r"(size_of(k)) : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      // Once the previous chunk's store has read its buffer, the chunk kStages after it loads there.
+      if (k >= 1 && k - 1 + kStages < mine) {
+        asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+        load(k - 1 + kStages);
+      }
+    }
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // stores complete before the span ends
+  }
+  __syncwarp();
+#endif
+  clocks.end(start);
+}
+#endif
+
+}  // namespace gpubench::kernels
