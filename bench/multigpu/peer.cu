@@ -40,7 +40,9 @@ bool peer_usable(benchmark::State& state, int peer) {
     skip_benchmark(state, "GPU " + std::to_string(peer) + " is the GPU under test (--gpubench_device)");
     return false;
   }
-  if (!enable_peer_access(local, peer)) {
+  // Both ways, as nvbandwidth does: the way back of a two-way copy runs on the peer's stream, and
+  // without the peer's access to this GPU it took the slow path (both ways moved no more than one).
+  if (!enable_peer_access(local, peer) || !enable_peer_access(peer, local)) {
     skip_benchmark(state, "GPU " + std::to_string(local) + " cannot access GPU " + std::to_string(peer) + "'s memory");
     return false;
   }
