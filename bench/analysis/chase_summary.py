@@ -275,7 +275,13 @@ def main():
     for path in args.json:
         with open(path) as f:
             reports.append(json.load(f))
-    report = merge(reports)
+    for gpu, report in devices_of(merge(reports)):  # a run over several GPUs: each in turn
+        if gpu is not None:
+            print(f"# GPU {gpu}\n")
+        summarize(report)
+
+
+def summarize(report):
     context = report["context"]
     print(f"Device: {context.get('gpu_name', '?')}, SM clock {context.get('gpu_sm_clock_mhz_measured', '?')} MHz\n")
 

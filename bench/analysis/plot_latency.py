@@ -166,6 +166,7 @@ def main():
     parser.add_argument("--parallelism-output")
     parser.add_argument("--mlp-output", help="GPU and host bandwidth against loads in flight")
     parser.add_argument("--bandwidth-output", help="read bandwidth against working set (CacheBandwidth)")
+    parser.add_argument("--gpu", type=int, help="of a run over several GPUs, the one to plot (default: the first)")
     args = parser.parse_args()
     import matplotlib
     matplotlib.use("Agg")
@@ -175,8 +176,13 @@ def main():
     for path in args.json:
         with open(path) as f:
             reports.append(json.load(f))
-    report = chase_summary.merge(reports)
-    device = report["context"].get("gpu_name", "GPU")
+    parts = dict(chase_summary.devices_of(chase_summary.merge(reports)))
+    gpu = args.gpu if args.gpu is not None else next(iter(parts))
+    if gpu not in parts:
+        print(f"the run holds GPU(s) {', '.join(str(g) for g in parts)}, not {gpu}", file=sys.stderr)
+        return 2
+    report = parts[gpu]
+    device = report["context"].get("gpu_name", "GPU") + (f" (GPU {gpu})" if gpu is not None else "")
     wrote = []
     for make, output in ((latency_figure, args.output), (carveout_figure, args.carveout_output),
                          (parallelism_figure, args.parallelism_output), (mlp_figure, args.mlp_output),

@@ -151,6 +151,19 @@ class CardOfSeveralGpus(unittest.TestCase):
             self.assertEqual({k: v["value"] for k, v in values(part).items()},
                              {k: v["value"] for k, v in values(single).items()})
 
+    def test_the_two_h200_run_reads_as_two_cards(self):
+        report = load([os.path.join(RESULTS, "2026-11-22-h200x2-all", "suite-all.json")])
+        parts = chase_summary.devices_of(report)
+        self.assertEqual([gpu for gpu, _ in parts], [0, 1])
+        for gpu, part in parts:
+            self.assertEqual(part["context"]["gpu_index"], str(gpu))
+            self.assertFalse(any("/gpu:" in r["name"] for r in part["benchmarks"]))
+            v = values(part)
+            self.assertEqual(v["peer.copy_to"]["source"].split("/")[2], f"peer:{1 - gpu}")
+            # Peer access both ways: the two directions add up.
+            self.assertGreater(v["peer.copy_both"]["value"], 1.9 * v["peer.copy_to"]["value"])
+            self.assertGreater(v["bandwidth.stream_read.fraction"]["value"], 0.9)
+
     def test_one_gpu_run_is_left_alone(self):
         report = load(PEER_RUNS[:1])
         self.assertEqual(chase_summary.devices_of(report), [(None, report)])

@@ -292,9 +292,11 @@ def main():
     for path in paths:
         with open(path) as f:
             reports.append(json.load(f))
-    report = chase_summary.merge(reports)
-    rows = rows_by_name(report)
-    results = [r for check in CHECKS for r in check(rows)] + [r for check in REPORT_CHECKS for r in check(report)]
+    results = []
+    for gpu, report in chase_summary.devices_of(chase_summary.merge(reports)):  # several GPUs: each in turn
+        rows = rows_by_name(report)
+        checked = [r for check in CHECKS for r in check(rows)] + [r for check in REPORT_CHECKS for r in check(report)]
+        results += [(name if gpu is None else f"gpu:{gpu} {name}", ok, detail) for name, ok, detail in checked]
     if not results:
         print("validate_physics: no benchmark in the run has a physics check")
         return 1
