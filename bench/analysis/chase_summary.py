@@ -279,6 +279,7 @@ def main():
         if gpu is not None:
             print(f"# GPU {gpu}\n")
         summarize(report)
+    return 0
 
 
 def summarize(report):
@@ -323,7 +324,6 @@ def summarize(report):
                   f"{size_text(first['max_bytes']) if first['max_bytes'] else '-'} | {above} |")
         print()
     print_parallelism(report)
-    return 0
 
 
 if __name__ == "__main__":
