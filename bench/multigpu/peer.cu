@@ -27,9 +27,6 @@ constexpr std::uint32_t kWarmupLoads = 2048;
 constexpr std::uint32_t kTimedLoads = 4096;
 constexpr int kStreamBlocksPerSm = 4;  // the read's best grid on an H100 (docs/experiments/stream.md)
 constexpr int kStreamThreads = 256;
-// The bytes the GPU under test put on and took off its NVLink links during the launch (CUPTI), where the
-// chip has the counters (a chip without them drops them with one warning).
-const std::vector<std::string> kLinkCounters{"nvlink_tx_bytes", "nvlink_rx_bytes"};
 
 // The peer a row talks to, or a skip with the reason.
 bool peer_usable(benchmark::State& state, int peer) {
@@ -96,7 +93,7 @@ void copy_rows(benchmark::State& state) {
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
   CopyPair& p = pairs.get({peer, mib}, [&] { return CopyPair(local, peer, bytes); });
   WayBack& back = ways_back.get({peer}, [&] { return WayBack(peer); });
-  RunOptions options{kLinkCounters};
+  RunOptions options;
   options.stamps_cycles = false;
   const RunResult result = run(state, [&](cudaStream_t s, Clocks) {
     if (direction == kBothWays) {  // forked before the first copy is queued, so the two run together
@@ -134,7 +131,7 @@ void kernel_rows(benchmark::State& state) {
   const kernels::StreamArrays<float4> arrays{memory, memory, memory, sums};
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernels::stream<Op, float4><<<blocks, kStreamThreads, 0, s>>>(arrays, count, 1.0f, c);
-  }, RunOptions{kLinkCounters});
+  });
   report_bandwidth(state, result, static_cast<double>(count * sizeof(float4)), false);
   report_link_share(state, static_cast<double>(count * sizeof(float4)), 1);
 }

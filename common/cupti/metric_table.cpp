@@ -14,6 +14,8 @@ const std::vector<MetricSpec>& metric_table() {
        "L2 write traffic from the SMs, in 32-byte sectors"},
       {"dram_read_bytes", "dram__bytes_read.sum", 1.0, "bytes", "bytes read from device memory (HBM/GDDR)"},
       {"dram_write_bytes", "dram__bytes_write.sum", 1.0, "bytes", "bytes written to device memory"},
+      // Not a default of the Peer rows: Nsight Compute lists these for GH100, but CUPTI's range profiler
+      // refuses them there (CUPTI_ERROR_UNKNOWN, two H200, driver 580); add them with --gpubench_counters.
       {"nvlink_tx_bytes", "nvltx__bytes.sum", 1.0, "bytes",
        "bytes this GPU sent over its NVLink links (all links; payload and protocol)"},
       {"nvlink_rx_bytes", "nvlrx__bytes.sum", 1.0, "bytes",
