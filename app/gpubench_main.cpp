@@ -66,13 +66,17 @@ int gpu_count() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-// Other processes on `device` (for the context), with a warning when there are any.
-std::string other_processes_warning(int device) {
+// Opens `device` and adds its context rows, keys followed by `key_suffix` (/gpu:N in a run over several
+// GPUs): the session's, and the other processes on it, with a warning when there are any. Throws
+// GpuUnavailable when the GPU cannot be used.
+void describe_gpu(int device, const std::string& key_suffix) {
+  gpubench::GpuSession::select_device(device);
+  gpubench::GpuSession::get().add_benchmark_context(key_suffix);
   const std::string others = gpubench::app::other_gpu_processes(device);
   if (others != "none")
     std::fprintf(stderr, "gpubench: warning: other processes use GPU %d: %s; their work shares the SMs, memory "
                          "and clocks with the run\n", device, others.c_str());
-  return others;
+  benchmark::AddCustomContext("gpubench_other_gpu_processes" + key_suffix, others);
 }
 
 // Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 128+signal interrupted.
@@ -169,24 +173,20 @@ int main(int argc, char** argv) {
     // of the list that cannot open ends the run here, before any row.
     std::string listed;
     for (int device : devices) {
-      gpubench::GpuSession::select_device(device);
       try {
-        gpubench::GpuSession::get().add_benchmark_context(gpubench::Family::device_suffix(device));
+        describe_gpu(device, gpubench::Family::device_suffix(device));
       } catch (const std::exception& e) {
         std::fprintf(stderr, "gpubench: --gpubench_device: %s\n", e.what());
         return 1;
       }
-      benchmark::AddCustomContext("gpubench_other_gpu_processes" + gpubench::Family::device_suffix(device),
-                                  other_processes_warning(device));
-      gpubench::GpuSession::close();
+      gpubench::GpuSession::close();  // the first row opens its GPU again
       listed += (listed.empty() ? "" : ",") + std::to_string(device);
     }
     benchmark::AddCustomContext("gpubench_devices", listed);
+    gpubench::GpuSession::select_device(devices.front());
   }
-  gpubench::GpuSession::select_device(devices.front());
   try {
-    const gpubench::GpuSession& session = gpubench::GpuSession::get();
-    if (!several_devices) session.add_benchmark_context();
+    if (!several_devices) describe_gpu(devices.front(), "");
   } catch (const gpubench::GpuUnavailable& e) {
     // Without a GPU only the selected benchmarks that need none run; a selection with none, or the
     // whole suite, stops here with the reason.
@@ -204,8 +204,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 1;
   }
-  if (!several_devices && gpubench::GpuSession::unavailable_reason() == std::nullopt)
-    benchmark::AddCustomContext("gpubench_other_gpu_processes", other_processes_warning(devices.front()));
   benchmark::AddCustomContext("gpubench_preset", options.full ? "full" : "quick");
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);
 

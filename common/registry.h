@@ -54,7 +54,7 @@ class Family {
  public:
   Family(std::string name, Preset preset, int device = 0, bool several_devices = false)
       : name_(std::move(name)), preset_(preset), device_(device),
-        suffix_(several_devices ? device_suffix(device) : std::string()), pinned_(several_devices) {}
+        suffix_(several_devices ? device_suffix(device) : std::string()) {}
   const std::string& name() const { return name_; }
   Preset preset() const { return preset_; }
   // The GPU these registrations are for (peers are the others).
@@ -66,8 +66,9 @@ class Family {
     return preset_ == Preset::kQuick ? std::move(quick) : std::move(full);
   }
   Benchmark* gpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
+    // Pinned to its GPU only in a run over several; otherwise it runs on the session's.
     return register_gpu_benchmark(name + suffix_, arg_names, std::move(body), name_ + suffix_,
-                                  pinned_ ? device_ : -1);
+                                  suffix_.empty() ? -1 : device_);
   }
   // Host rows run once per process: a family of them is registered for the first GPU only.
   Benchmark* cpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
@@ -78,8 +79,7 @@ class Family {
   std::string name_;
   Preset preset_;
   int device_;
-  std::string suffix_;
-  bool pinned_;
+  std::string suffix_;  // /gpu:N in a run over several GPUs
 };
 
 using FamilyRegistration = void (*)(const Family&);

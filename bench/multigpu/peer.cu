@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -172,8 +173,8 @@ std::vector<std::int64_t> peers_of(int under_test, const Family& family) {
 }
 
 GPUBENCH_FAMILY(Peer) {
-  static const bool topology_added = (benchmark::AddCustomContext("gpubench_peer_topology", peer_topology()), true);
-  (void)topology_added;
+  static std::once_flag topology_added;  // the host's, whichever GPU is under test
+  std::call_once(topology_added, [] { benchmark::AddCustomContext("gpubench_peer_topology", peer_topology()); });
   // Registered once per GPU under test, so --gpubench_device=all measures every ordered pair.
   const std::vector<std::int64_t> peers = peers_of(family.device(), family);
   auto* copies = family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows);
