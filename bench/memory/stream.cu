@@ -3,6 +3,8 @@
 //! bytes read + written; fraction_of_peak is against the theoretical DRAM bandwidth. `copy_bulk` is
 //! the same copy by the TMA (cp.async.bulk, sm_90+): cudaMemcpyAsync device to device runs on the
 //! copy engines (Nsight Compute sees no kernel), so it is the SM side's best answer to it.
+//! `claimed:1` rows take their tiles from a counter instead of grid-stride: the SMs do not all stream
+//! at one rate, and a fixed split waits for the slowest (kernels/memory/work_claims.cuh).
 #include "bench/memory/bandwidth.h"
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
@@ -30,13 +32,15 @@ constexpr std::int64_t kL2MiB = 8;       // per array: a copy's two arrays fit a
 struct StreamBuffers {
   explicit StreamBuffers(std::size_t bytes)
       : a(bytes / sizeof(float4)), b(bytes / sizeof(float4)), c(bytes / sizeof(float4)),
-        partial(static_cast<std::size_t>(device().sm_count) * kMaxBlocksPerSm * kThreads) {
+        partial(static_cast<std::size_t>(device().sm_count) * kMaxBlocksPerSm * kThreads), claims(1) {
     a.fill_bytes(0x3C, stream());  // 0x3C3C3C3C: a small positive float; zeros could hide missing writes
     b.fill_bytes(0x3D, stream());
     c.fill_bytes(0, stream());
+    claims.fill_bytes(0, stream());  // every claimed launch leaves it at zero again
   }
   DeviceBuffer<float4> a, b, c;
   DeviceBuffer<float> partial;
+  DeviceBuffer<kernels::WorkClaims> claims;
 };
 
 StreamBuffers& buffers_of(std::int64_t mib) {
@@ -86,6 +90,7 @@ void stream_rows(benchmark::State& state) {
   const int blocks_per_sm = static_cast<int>(state.range(2));
   const std::int64_t mib = state.range(3);
   const bool cold = state.range(4) != 0;
+  const bool claimed = state.range(5) != 0;
   if (blocks_per_sm < 1 || blocks_per_sm > kMaxBlocksPerSm) throw std::invalid_argument("blocks_per_sm: 1 to 32");
   StreamBuffers& b = buffers_of(mib);
   const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
@@ -98,7 +103,10 @@ void stream_rows(benchmark::State& state) {
                                           reinterpret_cast<T*>(b.c.data()), b.partial.data()};
     return dispatch<4, 8>(unroll, [&](auto loads) {
       return run(state, [&](cudaStream_t s, Clocks c) {
-        kernels::stream<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
+        if (claimed)
+          kernels::stream_claimed<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, b.claims.data(), c);
+        else
+          kernels::stream<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
       }, options_for(mib, cold, static_cast<double>(elements), t));
     });
   });
@@ -119,13 +127,15 @@ void memcpy_rows(benchmark::State& state) {
   finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
 }
 
-// The TMA's copy: one thread per block drives `stages` shared-memory buffers of chunk_KiB each.
+// The TMA's copy: one thread per block drives `stages` shared-memory buffers of chunk_KiB each,
+// chunks dealt out grid-stride or claimed.
 void copy_bulk_rows(benchmark::State& state) {
   const int stages = static_cast<int>(state.range(0));
   const unsigned chunk = static_cast<unsigned>(state.range(1)) << 10;
   const int blocks_per_sm = static_cast<int>(state.range(2));
   const std::int64_t mib = state.range(3);
   const bool cold = state.range(4) != 0;
+  const bool claimed = state.range(5) != 0;
   if (device().major < 9) {
     skip_benchmark(state, "the TMA bulk copy needs sm_90 or newer; this GPU is sm_" + std::to_string(device().major) +
                               std::to_string(device().minor));
@@ -142,32 +152,36 @@ void copy_bulk_rows(benchmark::State& state) {
     GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
     return run(state, [&](cudaStream_t s, Clocks c) {
-      kernel<<<blocks, 32, shared_bytes, s>>>(src, dst, array_bytes, chunk, c);
+      kernel<<<blocks, 32, shared_bytes, s>>>(src, dst, array_bytes, chunk, claimed ? b.claims.data() : nullptr, c);
     }, options_for(mib, cold, static_cast<double>(array_bytes / sizeof(float4)), {1, 1}));
   });
   finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
   state.counters["shared_bytes_per_sm"] = static_cast<double>(shared_bytes) * blocks_per_sm;
 }
 
-const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2"};
+const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2", "claimed"};
 
 // DRAM rows. Quick preset: 16 bytes per thread, 4 loads in flight, 8 blocks of 256 per SM (a full
-// SM), and for `read` its neighbours (4 bytes; 1 and 4 blocks per SM; 8 loads); the full preset sweeps all.
+// SM) grid-stride, the same with 8 loads and 4 blocks per SM claimed, and for `read` its neighbours
+// (4 bytes; 1 and 4 blocks per SM; 8 loads); the full preset sweeps all, claimed at 16 bytes.
 template <StreamOp Op>
 void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows) {
   Benchmark* rows = family.gpu("Stream/" + name, kArgs, stream_rows<Op>);
   if (family.preset() == Preset::kQuick) {
-    rows->Args({16, 4, 8, kDramMiB, 1});
+    rows->Args({16, 4, 8, kDramMiB, 1, 0})->Args({16, 8, 4, kDramMiB, 1, 1});
     if (is_read)
-      rows->Args({4, 4, 8, kDramMiB, 1})->Args({16, 4, 1, kDramMiB, 1})->Args({16, 4, 4, kDramMiB, 1})->Args({16, 8, 4, kDramMiB, 1});
+      rows->Args({4, 4, 8, kDramMiB, 1, 0})->Args({16, 4, 1, kDramMiB, 1, 0})->Args({16, 4, 4, kDramMiB, 1, 0})
+          ->Args({16, 8, 4, kDramMiB, 1, 0});
   } else {
     for (std::int64_t width : {4, 8, 16})
       for (std::int64_t unroll : {4, 8})
-        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, unroll, per_sm, kDramMiB, 1});
-    for (std::int64_t per_sm : {2, 4, 8}) rows->Args({16, 4, per_sm, 2 * kDramMiB, 1});  // longer launches
+        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, unroll, per_sm, kDramMiB, 1, 0});
+    for (std::int64_t unroll : {4, 8})
+      for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({16, unroll, per_sm, kDramMiB, 1, 1});
+    for (std::int64_t per_sm : {2, 4, 8}) rows->Args({16, 4, per_sm, 2 * kDramMiB, 1, 0});  // longer launches
   }
   if (hot_rows)  // L2-sized: cold (from DRAM) against hot (the previous launch's data still in L2)
-    for (std::int64_t cold : {1, 0}) rows->Args({16, 4, 8, kL2MiB, cold});
+    for (std::int64_t cold : {1, 0}) rows->Args({16, 4, 8, kL2MiB, cold, 0});
 }
 
 GPUBENCH_FAMILY(Stream) {
@@ -176,16 +190,18 @@ GPUBENCH_FAMILY(Stream) {
   register_op<StreamOp::kCopy>(family, "copy", false, true);
   register_op<StreamOp::kScale>(family, "scale", false, false);
   register_op<StreamOp::kTriad>(family, "triad", false, false);
-  // Quick: the H100's best (4 stages of 32 KiB, one block per SM) and the H200's (8 of 4 KiB, two
-  // blocks per SM), each within 1.5% of the other's best there (docs/experiments/stream.md).
-  Benchmark* bulk = family.gpu("Stream/copy_bulk", {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2"},
+  // Quick: the H100's best grid-stride TMA copy (4 stages of 32 KiB, one block per SM) and two
+  // claimed ones (docs/experiments/stream.md).
+  Benchmark* bulk = family.gpu("Stream/copy_bulk", {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2", "claimed"},
                                copy_bulk_rows);
-  if (family.preset() == Preset::kQuick) bulk->Args({4, 32, 1, kDramMiB, 1})->Args({8, 4, 2, kDramMiB, 1});
+  if (family.preset() == Preset::kQuick)
+    bulk->Args({4, 32, 1, kDramMiB, 1, 0})->Args({8, 16, 1, kDramMiB, 1, 1})->Args({4, 16, 2, kDramMiB, 1, 1});
   else
-    for (std::int64_t stages : {2, 3, 4, 8})
-      for (std::int64_t chunk_kib : {4, 16, 32})
-        for (std::int64_t per_sm : {1, 2})
-          if (stages * chunk_kib * per_sm <= 192) bulk->Args({stages, chunk_kib, per_sm, kDramMiB, 1});
+    for (std::int64_t claimed : {0, 1})
+      for (std::int64_t stages : {2, 3, 4, 8})
+        for (std::int64_t chunk_kib : {4, 16, 32})
+          for (std::int64_t per_sm : {1, 2})
+            if (stages * chunk_kib * per_sm <= 192) bulk->Args({stages, chunk_kib, per_sm, kDramMiB, 1, claimed});
   family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)
       ->Args({kDramMiB, 1})->Args({kL2MiB, 1})->Args({kL2MiB, 0});
 }

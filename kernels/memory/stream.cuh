@@ -1,11 +1,12 @@
 // STREAM-style kernels: read, write, copy, scale and triad over 4-, 8- or 16-byte elements
-// (float, float2, float4), grid-stride, every element touched once per launch. Each thread keeps
-// kUnroll (4 or 8) independent loads in flight per step, so the bytes in flight per SM, not the loop, set
-// the bandwidth. `read` writes one partial sum per thread (the reduction the tests check), so its
-// loads cannot be removed.
+// (float, float2, float4), every element touched once per launch, either grid-stride or in tiles
+// that blocks claim from a counter. Each thread keeps kUnroll (4 or 8) independent loads in flight
+// per step, so the bytes in flight per SM, not the loop, set the bandwidth. `read` writes one partial
+// sum per thread (the reduction the tests check), so its loads cannot be removed.
 #pragma once
 
 #include "common/clocks.h"
+#include "kernels/memory/work_claims.cuh"
 
 #include <cstddef>
 
@@ -58,6 +59,35 @@ __device__ __forceinline__ T stream_element(const StreamArrays<T>& s, std::size_
   else return stream_axpy(q, s.b[i], s.a[i]);  // triad
 }
 
+// kUnroll elements at i, i + stride, ...: every load issued before any result is used.
+template <StreamOp Op, class T, int kUnroll>
+__device__ __forceinline__ void stream_step(const StreamArrays<T>& s, std::size_t i, std::size_t stride, float q,
+                                            float& sum) {
+  T v[kUnroll];
+  if constexpr (Op == StreamOp::kRead) {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) v[k] = s.a[i + k * stride];
+#pragma unroll
+    for (int k = kUnroll - 1; k >= 0; --k) sum = stream_chain(sum, v[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) v[k] = stream_element<Op>(s, i + k * stride, q);
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) s.c[i + k * stride] = v[k];
+  }
+}
+
+// Elements i, i + stride, ... below `end`, one at a time (the part that is not a whole step).
+template <StreamOp Op, class T>
+__device__ __forceinline__ void stream_rest(const StreamArrays<T>& s, std::size_t i, std::size_t end,
+                                            std::size_t stride, float q, float& sum) {
+  for (; i < end; i += stride) {
+    if constexpr (Op == StreamOp::kRead) sum += stream_sum(s.a[i]);
+    else s.c[i] = stream_element<Op>(s, i, q);
+  }
+}
+
+// STREAM's own schedule: grid-stride, so every thread's share is fixed before the launch.
 template <StreamOp Op, class T, int kUnroll = 4>
 static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clocks clocks) {
   const Clocks::Stamp start = clocks.begin();
@@ -65,27 +95,34 @@ static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clo
   const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   std::size_t i = thread;
   float sum = 0.0f;
-  // Whole steps: kUnroll loads issued before any result is used.
-  for (; i + (kUnroll - 1) * stride < count; i += kUnroll * stride) {
-    if constexpr (Op == StreamOp::kRead) {
-      T v[kUnroll];
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k) v[k] = s.a[i + k * stride];
-#pragma unroll
-      for (int k = kUnroll - 1; k >= 0; --k) sum = stream_chain(sum, v[k]);
-    } else {
-      T v[kUnroll];
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k) v[k] = stream_element<Op>(s, i + k * stride, q);
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k) s.c[i + k * stride] = v[k];
-    }
-  }
-  for (; i < count; i += stride) {  // the rest, one element at a time
-    if constexpr (Op == StreamOp::kRead) sum += stream_sum(s.a[i]);
-    else s.c[i] = stream_element<Op>(s, i, q);
-  }
+  for (; i + (kUnroll - 1) * stride < count; i += kUnroll * stride) stream_step<Op, T, kUnroll>(s, i, stride, q, sum);
+  stream_rest<Op>(s, i, count, stride, q, sum);
   if constexpr (Op == StreamOp::kRead) s.partial[thread] = sum;
+  clocks.end(start);
+}
+
+// The same work in tiles of blockDim.x * kUnroll elements that each block claims when it is ready
+// (work_claims.cuh): a block's k-th load of a tile is element tile_start + thread + k * blockDim.x.
+template <StreamOp Op, class T, int kUnroll = 4>
+static __global__ void stream_claimed(StreamArrays<T> s, std::size_t count, float q, WorkClaims* claims,
+                                      Clocks clocks) {
+  const Clocks::Stamp start = clocks.begin();
+  __shared__ std::size_t claimed;
+  const std::size_t tile_elements = static_cast<std::size_t>(blockDim.x) * kUnroll;
+  const std::size_t tiles = (count + tile_elements - 1) / tile_elements;
+  float sum = 0.0f;
+  for (;;) {
+    if (threadIdx.x == 0) claimed = claim_tile(claims);
+    __syncthreads();
+    const std::size_t tile = claimed;
+    __syncthreads();  // every thread has the tile before thread 0 claims the next
+    if (tile >= tiles) break;
+    const std::size_t i = tile * tile_elements + threadIdx.x;
+    if (tile + 1 < tiles || count % tile_elements == 0) stream_step<Op, T, kUnroll>(s, i, blockDim.x, q, sum);
+    else stream_rest<Op>(s, i, count, blockDim.x, q, sum);
+  }
+  if (threadIdx.x == 0) release_claims(claims);
+  if constexpr (Op == StreamOp::kRead) s.partial[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
   clocks.end(start);
 }
 

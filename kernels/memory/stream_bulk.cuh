@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common/clocks.h"
+#include "kernels/memory/work_claims.cuh"
 
 #include <cstddef>
 
@@ -18,52 +19,69 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
 }
 }  // namespace bulk_detail
 
-// Copies `bytes` (a multiple of 16) from src to dst; block b takes chunks b, b + gridDim.x, ...;
-// the last chunk may be short. Dynamic shared memory: kStages * chunk bytes (chunk a multiple of 16).
+// Copies `bytes` (a multiple of 16) from src to dst in chunks (the last may be short). Without
+// `claims` block b takes chunks b, b + gridDim.x, ...; with them each block claims its next chunk
+// from the counter when a stage frees up (work_claims.cuh). Dynamic shared memory: kStages * chunk
+// bytes (chunk a multiple of 16).
 template <int kStages>
-static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t bytes, unsigned chunk, Clocks clocks) {
+static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t bytes, unsigned chunk,
+                                        WorkClaims* claims, Clocks clocks) {
   const Clocks::Stamp start = clocks.begin();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) char stage_memory[];
   __shared__ __align__(8) unsigned long long loaded[kStages];  // one mbarrier per stage
+  __shared__ std::size_t chunk_in[kStages];                     // which chunk each stage holds
   if (threadIdx.x == 0) {
     using bulk_detail::shared_address;
     for (int s = 0; s < kStages; ++s)
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&loaded[s])));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     const std::size_t chunks = (bytes + chunk - 1) / chunk;
-    const std::size_t mine = chunks > blockIdx.x ? (chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-    const auto offset_of = [&](std::size_t k) { return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(chunk); };
-    const auto size_of = [&](std::size_t k) {
-      return static_cast<unsigned>(bytes - offset_of(k) < chunk ? bytes - offset_of(k) : chunk);
+    const auto size_of = [&](std::size_t c) {
+      const std::size_t left = bytes - c * chunk;
+      return static_cast<unsigned>(left < chunk ? left : chunk);
     };
-    const auto load = [&](std::size_t k) {
-      const int s = static_cast<int>(k % kStages);
+    std::size_t asked = 0;   // chunks this block has asked for
+    std::size_t issued = 0;  // loads issued; load n goes to stage n % kStages
+    bool more = true;
+    const auto load_next = [&]() {
+      if (!more) return;
+      const std::size_t c = claims ? claim_tile(claims) : blockIdx.x + asked * gridDim.x;
+      ++asked;
+      if (c >= chunks) {
+        more = false;
+        return;
+      }
+      const int s = static_cast<int>(issued % kStages);
+      chunk_in[s] = c;
       unsigned long long state;
       asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                   : "=l"(state) : "r"(shared_address(&loaded[s])), "r"(size_of(k)) : "memory");
+                   : "=l"(state) : "r"(shared_address(&loaded[s])), "r"(size_of(c)) : "memory");
       asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                   ::"r"(shared_address(stage_memory + s * chunk)), "l"(src + offset_of(k)), "r"(size_of(k)),
+                   ::"r"(shared_address(stage_memory + s * chunk)), "l"(src + c * chunk), "r"(size_of(c)),
                    "r"(shared_address(&loaded[s])) : "memory");
+      ++issued;
     };
-    for (std::size_t k = 0; k < mine && k < kStages; ++k) load(k);
-    for (std::size_t k = 0; k < mine; ++k) {
+    for (int s = 0; s < kStages; ++s) load_next();
+    for (std::size_t k = 0; k < issued; ++k) {
       const int s = static_cast<int>(k % kStages);
       const unsigned parity = static_cast<unsigned>(k / kStages) & 1u;
       unsigned arrived = 0;
       while (!arrived)
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                      : "=r"(arrived) : "r"(shared_address(&loaded[s])), "r"(parity) : "memory");
+      const std::size_t c = chunk_in[s];
       asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-                   ::"l"(dst + offset_of(k)), "r"(shared_address(stage_memory + s * chunk)), "r"(size_of(k)) : "memory");
+                   ::"l"(dst + c * chunk), "r"(shared_address(stage_memory + s * chunk)), "r"(size_of(c)) : "memory");
       asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      // Once the previous chunk's store has read its buffer, the chunk kStages after it loads there.
-      if (k >= 1 && k - 1 + kStages < mine) {
+      // Once the previous chunk's store has read its stage, the next chunk loads there.
+      if (k >= 1 && more) {
         asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
-        load(k - 1 + kStages);
+        load_next();
       }
     }
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // stores complete before the span ends
+    if (claims) release_claims(claims);
   }
   __syncwarp();
 #endif

@@ -8,6 +8,7 @@
 
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace gpubench {
@@ -40,8 +41,16 @@ float expected(StreamOp op, float a, float b) {
   return 0.0f;
 }
 
+// Claimed launches must leave the counter at zero for the next one.
+void expect_claims_released(const DeviceBuffer<kernels::WorkClaims>& claims, const char* what) {
+  const kernels::WorkClaims left = claims.download().front();
+  EXPECT_EQ(left.next_tile, 0u) << what;
+  EXPECT_EQ(left.blocks_done, 0u) << what;
+}
+
+// claimed: tiles from a counter, launched twice (the second launch runs on the counter the first reset).
 template <StreamOp Op, class T, int kUnroll>
-void check(std::size_t count) {
+void check(std::size_t count, bool claimed = false) {
   constexpr std::size_t kWords = sizeof(T) / sizeof(float);
   std::mt19937 rng(static_cast<unsigned>(count * 7 + kWords));
   const std::vector<float> a = random_words(count * kWords, rng), b = random_words(count * kWords, rng);
@@ -51,19 +60,33 @@ void check(std::size_t count) {
   dc.fill_bytes(0xFF);  // NaN wherever an element is not written
   partial.fill_bytes(0xFF);
   DeviceBuffer<CycleSpan> span(1);
+  DeviceBuffer<kernels::WorkClaims> claims(1);
+  claims.fill_bytes(0);
   const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(da.data()), reinterpret_cast<const T*>(db.data()),
                                         reinterpret_cast<T*>(dc.data()), partial.data()};
-  kernels::stream<Op, T, kUnroll><<<kBlocks, kThreads>>>(arrays, count, kQ, Clocks{span.data()});
-  GPUBENCH_CUDA_LAUNCHED();
+  if (claimed) {
+    for (int launch = 0; launch < 2; ++launch) {
+      if (launch == 1) {
+        dc.fill_bytes(0xFF);
+        partial.fill_bytes(0xFF);
+      }
+      kernels::stream_claimed<Op, T, kUnroll><<<kBlocks, kThreads>>>(arrays, count, kQ, claims.data(), Clocks{span.data()});
+      GPUBENCH_CUDA_LAUNCHED();
+      expect_claims_released(claims, "stream_claimed");
+    }
+  } else {
+    kernels::stream<Op, T, kUnroll><<<kBlocks, kThreads>>>(arrays, count, kQ, Clocks{span.data()});
+    GPUBENCH_CUDA_LAUNCHED();
+  }
   if constexpr (Op == StreamOp::kRead) {
     const std::vector<float> sums = partial.download();
     EXPECT_EQ(std::accumulate(sums.begin(), sums.end(), 0.0), std::accumulate(a.begin(), a.end(), 0.0))
-        << count << " elements of " << sizeof(T) << " bytes";
+        << count << " elements of " << sizeof(T) << " bytes" << (claimed ? ", claimed" : "");
   } else {
     const std::vector<float> c = dc.download();
     for (std::size_t i = 0; i < c.size(); ++i)
       ASSERT_EQ(c[i], expected(Op, a[i], b[i])) << "word " << i << " of " << count << " elements of " << sizeof(T)
-                                                 << " bytes";
+                                                 << " bytes" << (claimed ? ", claimed" : "");
   }
 }
 
@@ -75,6 +98,9 @@ void check_every_width() {
     check<Op, float4, 4>(count);
     check<Op, float, 8>(count);
     check<Op, float4, 8>(count);
+    check<Op, float, 4>(count, true);
+    check<Op, float2, 4>(count, true);
+    check<Op, float4, 8>(count, true);
   }
 }
 
@@ -85,28 +111,35 @@ TEST(StreamKernels, ScaleScalesEveryElement) { GPUBENCH_REQUIRE_GPU(); check_eve
 TEST(StreamKernels, TriadAddsEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kTriad>(); }
 
 // The TMA copy: every byte arrives, none past the end is written, for sizes that leave a short last
-// chunk, fewer chunks than blocks, and more chunks than stages per block.
+// chunk, fewer chunks than blocks, and more chunks than stages per block; grid-stride and claimed
+// (twice, on the counter the first launch reset).
 template <int kStages>
-void check_bulk(std::size_t bytes, unsigned chunk, int blocks) {
+void check_bulk(std::size_t bytes, unsigned chunk, int blocks, bool claimed = false) {
   std::vector<unsigned char> src(bytes);
   std::mt19937 rng(static_cast<unsigned>(bytes + chunk + kStages));
   for (unsigned char& byte : src) byte = static_cast<unsigned char>(rng());
   constexpr std::size_t kGuard = 256;
   DeviceBuffer<unsigned char> dsrc(bytes), ddst(bytes + kGuard);
   dsrc.upload(src);
-  ddst.fill_bytes(0xA5);
   const int shared_bytes = kStages * static_cast<int>(chunk);
   GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels::stream_copy_bulk<kStages>),
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
   DeviceBuffer<CycleSpan> span(1);
-  kernels::stream_copy_bulk<kStages><<<blocks, 32, shared_bytes>>>(
-      reinterpret_cast<const char*>(dsrc.data()), reinterpret_cast<char*>(ddst.data()), bytes, chunk,
-      Clocks{span.data()});
-  GPUBENCH_CUDA_LAUNCHED();
-  const std::vector<unsigned char> dst = ddst.download();
-  for (std::size_t i = 0; i < bytes; ++i)
-    ASSERT_EQ(dst[i], src[i]) << "byte " << i << " of " << bytes << ", chunk " << chunk << ", " << kStages << " stages";
-  for (std::size_t i = bytes; i < dst.size(); ++i) ASSERT_EQ(dst[i], 0xA5) << "written past the end at " << i;
+  DeviceBuffer<kernels::WorkClaims> claims(1);
+  claims.fill_bytes(0);
+  for (int launch = 0; launch < (claimed ? 2 : 1); ++launch) {
+    ddst.fill_bytes(0xA5);
+    kernels::stream_copy_bulk<kStages><<<blocks, 32, shared_bytes>>>(
+        reinterpret_cast<const char*>(dsrc.data()), reinterpret_cast<char*>(ddst.data()), bytes, chunk,
+        claimed ? claims.data() : nullptr, Clocks{span.data()});
+    GPUBENCH_CUDA_LAUNCHED();
+    if (claimed) expect_claims_released(claims, "stream_copy_bulk");
+    const std::vector<unsigned char> dst = ddst.download();
+    for (std::size_t i = 0; i < bytes; ++i)
+      ASSERT_EQ(dst[i], src[i]) << "byte " << i << " of " << bytes << ", chunk " << chunk << ", " << kStages
+                                << " stages" << (claimed ? ", claimed, launch " + std::to_string(launch) : "");
+    for (std::size_t i = bytes; i < dst.size(); ++i) ASSERT_EQ(dst[i], 0xA5) << "written past the end at " << i;
+  }
 }
 
 TEST(StreamKernels, BulkCopyCopiesEveryByteAndNoMore) {
@@ -120,6 +153,8 @@ TEST(StreamKernels, BulkCopyCopiesEveryByteAndNoMore) {
     check_bulk<3>(bytes, 4096, 1);
     check_bulk<8>(bytes, 1024, 2);
     check_bulk<4>(bytes, 16384, 5);
+    check_bulk<3>(bytes, 4096, 4, true);
+    check_bulk<8>(bytes, 1024, 2, true);
   }
 }
 
