@@ -244,6 +244,17 @@ class Card:
                      rates["copy_bulk"] / rates["memcpy"], "of cudaMemcpy", "Stream/copy_bulk, Stream/memcpy",
                      f"the TMA copy moves {rates['copy_bulk'] / rates['memcpy']:.1%} of cudaMemcpyAsync's bytes per "
                      "second (the copy engines')")
+        for op in ("read", "copy"):  # how much a fixed split of the work loses to the SMs' unequal rates
+            by_schedule = {}
+            for row in chase_summary.dram_sized(latency_levels.family_rows(self.report, f"Stream/{op}", "bytes_per_second")):
+                claimed = "/claimed:1" in row["name"]
+                by_schedule[claimed] = max(by_schedule.get(claimed, 0.0), float(row["bytes_per_second"]))
+            if len(by_schedule) == 2:
+                gain = by_schedule[True] / by_schedule[False]
+                self.add(f"bandwidth.stream_{op}.claimed_vs_grid_stride", section,
+                         f"stream {op}: claimed tiles against grid-stride", gain, "x", f"Stream/{op} (claimed:0, claimed:1)",
+                         f"{by_schedule[True] / 1e12:.2f} against {by_schedule[False] / 1e12:.2f} TB/s ({gain - 1:+.1%}): "
+                         "a fixed split waits for the slowest SMs")
         levels = chase_summary.bandwidth_levels(self.report)
         for level in levels:
             key = "bandwidth." + level["name"].lower()

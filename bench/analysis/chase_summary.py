@@ -146,17 +146,22 @@ def parallelism_rows(report, family):
     return merged
 
 
+def dram_sized(rows, working_set=lambda r: float(r.get("working_set_bytes", 0))):
+    """The rows of a streaming family that run from DRAM: a working set within 4x of the largest. (Stream's
+    L2-sized rows are 256x smaller; its 2 GiB and 4 GiB arrays, grid-stride or claimed, all count.)"""
+    largest = max((working_set(r) for r in rows), default=0)
+    return [r for r in rows if working_set(r) * 4 >= largest]
+
+
 def stream_row(report, op="copy"):
-    """The best row of the largest Stream/<op> set: the GPU streaming from DRAM (a copy that fits L2 runs
-    faster than any DRAM-bound chase could). Runs from before the Stream family have StreamCopy/Copy."""
+    """The best DRAM-sized Stream/<op> row (a copy that fits L2 runs faster than any DRAM-bound chase
+    could), whichever its schedule. Runs from before the Stream family have StreamCopy/Copy."""
     rows = latency_levels.family_rows(report, f"Stream/{op}", "bytes_per_second")
     if not rows and op == "copy":
         rows = latency_levels.family_rows(report, "StreamCopy/Copy", "bytes_per_second")
     if not rows:
         return None
-    largest = max(float(r.get("working_set_bytes", 0)) for r in rows)
-    return max((r for r in rows if float(r.get("working_set_bytes", 0)) == largest),
-               key=lambda r: float(r["bytes_per_second"]))
+    return max(dram_sized(rows), key=lambda r: float(r["bytes_per_second"]))
 
 
 def stream_bandwidth(report, op="copy"):

@@ -82,10 +82,9 @@ def check_strided(rows):
 
 
 def dram_stream_rows(rows, op):
-    """The Stream/<op> rows of the largest working set (far beyond L2)."""
-    ops = {n: c for n, c in rows.items() if n.startswith(f"Stream/{op}/") and "working_set_bytes" in c}
-    largest = max((c["working_set_bytes"] for c in ops.values()), default=None)
-    return {n: c for n, c in ops.items() if c["working_set_bytes"] == largest}
+    """The Stream/<op> rows far beyond L2 (chase_summary.dram_sized: within 4x of the largest set)."""
+    ops = [(n, c) for n, c in rows.items() if n.startswith(f"Stream/{op}/") and "working_set_bytes" in c]
+    return dict(chase_summary.dram_sized(ops, lambda item: item[1]["working_set_bytes"]))
 
 
 def check_stream(rows):
