@@ -103,23 +103,26 @@ static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clo
 
 // The same work in tiles of blockDim.x * kUnroll elements that each block claims when it is ready
 // (work_claims.cuh): a block's k-th load of a tile is element tile_start + thread + k * blockDim.x.
+// The next tile is claimed while this one streams (an atomic under a full memory system takes about
+// as long as a tile), and one barrier per tile both publishes it and frees the slot it overwrites.
 template <StreamOp Op, class T, int kUnroll = 4>
 static __global__ void stream_claimed(StreamArrays<T> s, std::size_t count, float q, WorkClaims* claims,
                                       Clocks clocks) {
   const Clocks::Stamp start = clocks.begin();
-  __shared__ std::size_t claimed;
+  __shared__ std::size_t claimed[2];
   const std::size_t tile_elements = static_cast<std::size_t>(blockDim.x) * kUnroll;
   const std::size_t tiles = (count + tile_elements - 1) / tile_elements;
   float sum = 0.0f;
-  for (;;) {
-    if (threadIdx.x == 0) claimed = claim_tile(claims);
-    __syncthreads();
-    const std::size_t tile = claimed;
-    __syncthreads();  // every thread has the tile before thread 0 claims the next
-    if (tile >= tiles) break;
+  if (threadIdx.x == 0) claimed[0] = claim_tile(claims);
+  __syncthreads();
+  for (unsigned k = 0;; ++k) {
+    const std::size_t tile = claimed[k & 1];
+    if (tile >= tiles) break;  // the same tile in every thread: the whole block leaves together
+    if (threadIdx.x == 0) claimed[(k + 1) & 1] = claim_tile(claims);
     const std::size_t i = tile * tile_elements + threadIdx.x;
     if (tile + 1 < tiles || count % tile_elements == 0) stream_step<Op, T, kUnroll>(s, i, blockDim.x, q, sum);
     else stream_rest<Op>(s, i, count, blockDim.x, q, sum);
+    __syncthreads();
   }
   if (threadIdx.x == 0) release_claims(claims);
   if constexpr (Op == StreamOp::kRead) s.partial[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
