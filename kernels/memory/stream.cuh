@@ -118,10 +118,12 @@ static __global__ void stream_claimed(StreamArrays<T> s, std::size_t count, floa
   for (unsigned k = 0;; ++k) {
     const std::size_t tile = claimed[k & 1];
     if (tile >= tiles) break;  // the same tile in every thread: the whole block leaves together
-    if (threadIdx.x == 0) claimed[(k + 1) & 1] = claim_tile(claims);
+    std::size_t next = 0;
+    if (threadIdx.x == 0) next = claim_tile(claims);  // stored after the tile, so the loads need not wait for it
     const std::size_t i = tile * tile_elements + threadIdx.x;
     if (tile + 1 < tiles || count % tile_elements == 0) stream_step<Op, T, kUnroll>(s, i, blockDim.x, q, sum);
     else stream_rest<Op>(s, i, count, blockDim.x, q, sum);
+    if (threadIdx.x == 0) claimed[(k + 1) & 1] = next;
     __syncthreads();
   }
   if (threadIdx.x == 0) release_claims(claims);
