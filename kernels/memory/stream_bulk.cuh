@@ -81,7 +81,7 @@ static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t 
       }
     }
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");  // stores complete before the span ends
-    if (claims) release_claims(claims);
+    if (claims) release_claims(claims, gridDim.x);
   }
   __syncwarp();
 #endif
