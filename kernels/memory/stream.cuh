@@ -101,31 +101,36 @@ static __global__ void stream(StreamArrays<T> s, std::size_t count, float q, Clo
   clocks.end(start);
 }
 
-// The same work in tiles that each warp claims when it is ready (work_claims.cuh): a tile is
-// steps_per_tile steps of 32 * kUnroll elements, a lane's k-th load of a step at step_start + lane
-// + 32 k. Warps claim, not blocks: a block-wide barrier per tile cost the read 10% on an H200.
-// The next tile is claimed while this one streams (an atomic under a full memory system takes
-// about a microsecond). blockDim.x: a multiple of 32.
+// The same work in tiles that each block claims when it is ready (work_claims.cuh): a tile is
+// steps_per_tile steps of blockDim.x * kUnroll elements, a thread's k-th load of a step at
+// step_start + thread + k * blockDim.x. Few claimers with large tiles: one address takes only so many
+// atomics per second (about 250 million on an H200: 16 KiB tiles capped its read at 85% of peak),
+// and the last tiles of a launch end at most one tile's time apart. The next tile is claimed while
+// this one streams; one barrier per tile publishes it and frees the slot it overwrites.
 template <StreamOp Op, class T, int kUnroll = 4>
 static __global__ void stream_claimed(StreamArrays<T> s, std::size_t count, float q, unsigned steps_per_tile,
                                       WorkClaims* claims, Clocks clocks) {
   const Clocks::Stamp start = clocks.begin();
-  constexpr unsigned kAll = 0xffffffffu;
-  const unsigned lane = threadIdx.x % 32;
-  const std::size_t tile_elements = std::size_t{32} * kUnroll * steps_per_tile;
+  __shared__ std::size_t claimed[2];
+  const std::size_t step_elements = static_cast<std::size_t>(blockDim.x) * kUnroll;
+  const std::size_t tile_elements = step_elements * steps_per_tile;
   const std::size_t tiles = (count + tile_elements - 1) / tile_elements;
   float sum = 0.0f;
-  std::size_t tile = __shfl_sync(kAll, lane == 0 ? claim_tile(claims) : 0, 0);
-  while (tile < tiles) {  // the same tile in every lane
+  if (threadIdx.x == 0) claimed[0] = claim_tile(claims);
+  __syncthreads();
+  for (unsigned k = 0;; ++k) {
+    const std::size_t tile = claimed[k & 1];
+    if (tile >= tiles) break;  // the same tile in every thread: the whole block leaves together
     std::size_t next = 0;
-    if (lane == 0) next = claim_tile(claims);
+    if (threadIdx.x == 0) next = claim_tile(claims);  // stored after the tile, so the loads need not wait for it
     const std::size_t end = (tile + 1) * tile_elements < count ? (tile + 1) * tile_elements : count;
-    std::size_t i = tile * tile_elements + lane;
-    for (; i + (kUnroll - 1) * 32 < end; i += 32 * kUnroll) stream_step<Op, T, kUnroll>(s, i, 32, q, sum);
-    stream_rest<Op>(s, i, end, 32, q, sum);
-    tile = __shfl_sync(kAll, next, 0);
+    std::size_t i = tile * tile_elements + threadIdx.x;
+    for (; i + (kUnroll - 1) * blockDim.x < end; i += step_elements) stream_step<Op, T, kUnroll>(s, i, blockDim.x, q, sum);
+    stream_rest<Op>(s, i, end, blockDim.x, q, sum);
+    if (threadIdx.x == 0) claimed[(k + 1) & 1] = next;
+    __syncthreads();
   }
-  if (lane == 0) release_claims(claims, static_cast<unsigned long long>(gridDim.x) * (blockDim.x / 32));
+  if (threadIdx.x == 0) release_claims(claims, gridDim.x);
   if constexpr (Op == StreamOp::kRead) s.partial[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
   clocks.end(start);
 }
