@@ -3,8 +3,9 @@
 //! bytes read + written; fraction_of_peak is against the theoretical DRAM bandwidth. `copy_bulk` is
 //! the same copy by the TMA (cp.async.bulk, sm_90+): cudaMemcpyAsync device to device runs on the
 //! copy engines (Nsight Compute sees no kernel), so it is the SM side's best answer to it.
-//! `claimed:1` rows take their tiles from a counter instead of grid-stride: the SMs do not all stream
-//! at one rate, and a fixed split waits for the slowest (kernels/memory/work_claims.cuh).
+//! Rows with `claim_KiB` > 0 (and `copy_bulk`'s `claimed:1`) take their tiles from a counter instead
+//! of grid-stride: the SMs do not all stream at one rate, and a fixed split waits for the slowest
+//! (kernels/memory/work_claims.cuh).
 #include "bench/memory/bandwidth.h"
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
@@ -83,10 +84,12 @@ void finish(benchmark::State& state, const RunResult& result, double bytes_per_l
   state.counters["working_set_bytes"] = working_set;
 }
 
-// A block's claimed tile: 64 KiB, so a 2 GiB array takes 32768 claims (one atomic on one address
-// each, under 80 per microsecond at the H200's 4.8 TB/s), and 4 blocks per SM end within about 8 us.
-constexpr unsigned steps_per_claim(int step_bytes) {  // a block's bytes per step: threads x unroll x width
-  return step_bytes >= 65536 ? 1u : 65536u / static_cast<unsigned>(step_bytes);
+// Whole steps of a block (threads x unroll x width bytes of each array) in a claimed tile of at
+// least claim_KiB. Small tiles mean many atomics on one address (an H200 took about 250 million
+// a second: 16 KiB tiles capped its read at 85%); large ones, the last blocks ending further apart.
+unsigned steps_per_claim(std::int64_t claim_kib, int step_bytes) {
+  const std::int64_t steps = (claim_kib * 1024 + step_bytes - 1) / step_bytes;
+  return static_cast<unsigned>(steps < 1 ? 1 : steps);
 }
 
 template <StreamOp Op>
@@ -96,8 +99,9 @@ void stream_rows(benchmark::State& state) {
   const int blocks_per_sm = static_cast<int>(state.range(2));
   const std::int64_t mib = state.range(3);
   const bool cold = state.range(4) != 0;
-  const bool claimed = state.range(5) != 0;
+  const std::int64_t claim_kib = state.range(5);  // 0: grid-stride
   if (blocks_per_sm < 1 || blocks_per_sm > kMaxBlocksPerSm) throw std::invalid_argument("blocks_per_sm: 1 to 32");
+  if (claim_kib < 0 || claim_kib > 1024) throw std::invalid_argument("claim_KiB: 0 (grid-stride) to 1024");
   StreamBuffers& b = buffers_of(mib);
   const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
   const std::size_t elements = array_bytes / static_cast<std::size_t>(bytes_per_thread);
@@ -109,9 +113,9 @@ void stream_rows(benchmark::State& state) {
                                           reinterpret_cast<T*>(b.c.data()), b.partial.data()};
     return dispatch<4, 8>(unroll, [&](auto loads) {
       return run(state, [&](cudaStream_t s, Clocks c) {
-        if (claimed)
+        if (claim_kib > 0)
           kernels::stream_claimed<Op, T, loads()><<<blocks, kThreads, 0, s>>>(
-              arrays, elements, 3.0f, steps_per_claim(kThreads * loads() * width()), b.claims.data(), c);
+              arrays, elements, 3.0f, steps_per_claim(claim_kib, kThreads * loads() * width()), b.claims.data(), c);
         else
           kernels::stream<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
       }, options_for(mib, cold, static_cast<double>(elements), t));
@@ -166,17 +170,16 @@ void copy_bulk_rows(benchmark::State& state) {
   state.counters["shared_bytes_per_sm"] = static_cast<double>(shared_bytes) * blocks_per_sm;
 }
 
-const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2", "claimed"};
+const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2", "claim_KiB"};
 
 // DRAM rows. Quick preset: 16 bytes per thread, 4 loads in flight, 8 blocks of 256 per SM (a full
-// SM) grid-stride, the same with 4 blocks per SM claimed (within 1% of the best claimed row of every
-// op on the H100), and for `read` its neighbours (4 bytes; 1 and 4 blocks per SM; 8 loads); the full
-// preset sweeps all, claimed at 16 bytes.
+// SM) grid-stride, the same claimed in 16 and 64 KiB tiles at 4 blocks per SM, and for `read` its
+// neighbours (4 bytes; 1 and 4 blocks per SM; 8 loads); the full preset sweeps all, claimed at 16 bytes.
 template <StreamOp Op>
 void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows) {
   Benchmark* rows = family.gpu("Stream/" + name, kArgs, stream_rows<Op>);
   if (family.preset() == Preset::kQuick) {
-    rows->Args({16, 4, 8, kDramMiB, 1, 0})->Args({16, 4, 4, kDramMiB, 1, 1});
+    rows->Args({16, 4, 8, kDramMiB, 1, 0})->Args({16, 8, 4, kDramMiB, 1, 16})->Args({16, 8, 4, kDramMiB, 1, 64});
     if (is_read)
       rows->Args({4, 4, 8, kDramMiB, 1, 0})->Args({16, 4, 1, kDramMiB, 1, 0})->Args({16, 4, 4, kDramMiB, 1, 0})
           ->Args({16, 8, 4, kDramMiB, 1, 0});
@@ -184,8 +187,9 @@ void register_op(const Family& family, const std::string& name, bool is_read, bo
     for (std::int64_t width : {4, 8, 16})
       for (std::int64_t unroll : {4, 8})
         for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, unroll, per_sm, kDramMiB, 1, 0});
-    for (std::int64_t unroll : {4, 8})
-      for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({16, unroll, per_sm, kDramMiB, 1, 1});
+    for (std::int64_t claim_kib : {16, 64})
+      for (std::int64_t unroll : {4, 8})
+        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({16, unroll, per_sm, kDramMiB, 1, claim_kib});
     for (std::int64_t per_sm : {2, 4, 8}) rows->Args({16, 4, per_sm, 2 * kDramMiB, 1, 0});  // longer launches
   }
   if (hot_rows)  // L2-sized: cold (from DRAM) against hot (the previous launch's data still in L2)
