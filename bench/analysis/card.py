@@ -254,8 +254,8 @@ class Card:
                 gain = by_schedule[True] / by_schedule[False]
                 self.add(f"bandwidth.stream_{op}.claimed_vs_grid_stride", section,
                          f"stream {op}: claimed tiles against grid-stride", gain, "x", f"Stream/{op} (claim_KiB 0 and > 0)",
-                         f"{by_schedule[True] / 1e12:.2f} against {by_schedule[False] / 1e12:.2f} TB/s ({gain - 1:+.1%}): "
-                         "a fixed split waits for the slowest SMs")
+                         f"best claimed {by_schedule[True] / 1e12:.2f} against best grid-stride "
+                         f"{by_schedule[False] / 1e12:.2f} TB/s ({gain - 1:+.1%})")
         levels = chase_summary.bandwidth_levels(self.report)
         for level in levels:
             key = "bandwidth." + level["name"].lower()
