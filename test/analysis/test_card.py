@@ -83,6 +83,18 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertEqual(v["shared.model_agreement"], 1.0)
         self.assertGreater(v["mlp.juggler.speedup"], 4)
 
+    def test_claimed_tiles_against_grid_stride_on_the_h100(self):
+        report = load([os.path.join(RESULTS, "2026-11-22-stream-claimed", "stream-claim-h100.json")])
+        v = values(report)
+        gain = v["bandwidth.stream_copy.claimed_vs_grid_stride"]["value"]
+        rows = latency_levels.family_rows(report, "Stream/copy", "bytes_per_second")
+        grid_stride = max(float(r["bytes_per_second"]) for r in rows if "/claim_KiB:0/" in r["name"])
+        claimed = max(float(r["bytes_per_second"]) for r in rows if "/claim_KiB:0/" not in r["name"])
+        self.assertAlmostEqual(gain, claimed / grid_stride)
+        self.assertGreater(gain, 1.03)  # what the H100 showed: +6%
+        self.assertIn("claim_KiB:16", v["bandwidth.stream_copy.bytes_per_second"]["source"])  # the best row, claimed
+        self.assertGreater(v["bandwidth.copy_vs_memcpy"]["value"], 0.97)
+
     def test_interconnect_from_the_two_gpu_host(self):
         report = load([os.path.join(RESULTS, "2026-11-22-h200x2-peer", "peer-gpu0.json")])
         v = values(report)
