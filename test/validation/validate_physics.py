@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 from collections import defaultdict
@@ -203,20 +204,26 @@ def check_chase_counters(rows):
 
 
 def check_shared_and_tlb(rows):
-    """Shared memory is faster than any L2 hit; sets spread over more pages than the TLBs map are slower
-    (on Hopper with 2 MiB pages by only a few percent of an L2 hit, hence the 2% margin)."""
+    """Shared memory is faster than any L2 hit; sets spread over more pages than the nearest TLB maps are
+    slower (on Hopper with 2 MiB pages by only 2-3% of an L2 hit, hence a 1% margin on medians)."""
     results = []
     shared = [c["cycles_per_load"] for n, c in rows.items() if n.startswith("PointerChase/shared/")]
     l2 = [c["cycles_per_load"] for n, c in rows.items() if n.startswith("PointerChase/l2_only/")]
     if shared and l2:
         results.append(("PointerChase/shared below L2", max(shared) < 0.5 * min(l2),
                         f"shared {min(shared):.1f}..{max(shared):.1f} cycles, ld.cg at least {min(l2):.1f}"))
-    tlb = sorted((c["working_set_bytes"], c["cycles_per_load"]) for n, c in rows.items()
-                 if n.startswith("PointerChase/tlb/"))
-    if len(tlb) >= 2:
-        results.append(("PointerChase/tlb misses cost", tlb[-1][1] > 1.02 * tlb[0][1],
-                        f"{tlb[0][1]:.0f} cycles at {tlb[0][0] / 2**20:.0f} MiB, {tlb[-1][1]:.0f} at "
-                        f"{tlb[-1][0] / 2**30:.0f} GiB"))
+    # Two levels (docs/experiments/pointer_chase.md): up to 512 MiB every page in the nearest TLB, from
+    # 768 MiB not. Medians of each side, not the end points: the 32 MiB set is 16 nodes, and on 9 stored
+    # runs the end points differed by 0.7-5.7% where the medians differ by 1.3-3.1%.
+    near = [c["cycles_per_load"] for n, c in rows.items()
+            if n.startswith("PointerChase/tlb/") and c["working_set_bytes"] <= 512 * 2**20]
+    far = [c["cycles_per_load"] for n, c in rows.items()
+           if n.startswith("PointerChase/tlb/") and c["working_set_bytes"] >= 2**30]
+    if near and far:
+        near_cycles, far_cycles = statistics.median(near), statistics.median(far)
+        results.append(("PointerChase/tlb misses cost", far_cycles > 1.01 * near_cycles,
+                        f"median {near_cycles:.1f} cycles up to 512 MiB ({len(near)} sets), {far_cycles:.1f} "
+                        f"from 1 GiB ({len(far)} sets): {far_cycles / near_cycles - 1:+.1%}"))
     return results
 
 
