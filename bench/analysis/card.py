@@ -272,7 +272,7 @@ class Card:
     def parallelism(self):
         """How many loads in flight reach how much bandwidth, on the GPU and on its host."""
         section = "Memory-level parallelism"
-        _, best, _ = chase_summary.parallelism_summary(self.report)
+        _, best = chase_summary.parallelism_summary(self.report)
         stream, label = chase_summary.stream_reference(self.report)
         if best and stream:
             self.add("mlp.gpu.fraction_of_stream", section, f"GPU chases against the {label}",

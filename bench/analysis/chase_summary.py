@@ -181,10 +181,10 @@ def stream_reference(report):
 
 
 def parallelism_summary(report):
+    """The whole-GPU chase rows and the best of them (compare it with stream_reference)."""
     whole = parallelism_rows(report, "MemoryParallelism/gpu")
     best = max(whole, key=lambda r: r["bytes_per_second"]) if whole else None
-    stream, _ = stream_reference(report)
-    return whole, best, stream
+    return whole, best
 
 
 def median(values):
@@ -246,7 +246,7 @@ def print_parallelism(report):
             values = [f"{cells[(c, k)]['bytes_per_second'] / scale:.2f}" if (c, k) in cells else "-" for k in columns]
             print(f"| {c} | " + " | ".join(values) + " |")
         print()
-    whole, best, stream = parallelism_summary(report)
+    _, best = parallelism_summary(report)
     if best:
         print(f"Best: {best['bytes_per_second'] / 1e12:.2f} TB/s at {best['run_name']} "
               f"({best['loads_in_flight']:.0f} lines in flight, {best['bytes_in_flight'] / MIB:.1f} MiB; "

@@ -1,7 +1,8 @@
 // The counters every bandwidth row carries, from the bytes one launch moves: bytes_per_second
 // (Google Benchmark's, over the GPU-timed seconds), fraction_of_peak of the theoretical DRAM
-// bandwidth (only where DRAM is what the row measures), and bytes_per_clock_per_sm at the SM clock measured in the same run. Rates are
-// Google Benchmark rate counters, so they divide by the same manual time as bytes_per_second.
+// bandwidth (only where DRAM is what the row measures), and bytes_per_clock_per_sm at the SM clock
+// measured in the same run. Rates are Google Benchmark rate counters, so they divide by the same
+// manual time as bytes_per_second.
 #pragma once
 
 #include "common/experiment.h"

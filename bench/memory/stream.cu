@@ -113,10 +113,11 @@ void stream_rows(benchmark::State& state) {
     const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(b.a.data()), reinterpret_cast<const T*>(b.b.data()),
                                           reinterpret_cast<T*>(b.c.data()), b.partial.data()};
     return dispatch<4, 8>(unroll, [&](auto loads) {
+      const unsigned steps_per_tile = steps_per_claim(claim_kib, kThreads * loads() * width());
       return run(state, [&](cudaStream_t s, Clocks c) {
         if (claim_kib > 0)
-          kernels::stream_claimed<Op, T, loads()><<<blocks, kThreads, 0, s>>>(
-              arrays, elements, 3.0f, steps_per_claim(claim_kib, kThreads * loads() * width()), b.claims.data(), c);
+          kernels::stream_claimed<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, steps_per_tile,
+                                                                               b.claims.data(), c);
         else
           kernels::stream<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
       }, options_for(mib, cold, static_cast<double>(elements), t));

@@ -66,14 +66,10 @@ void tile_rows(benchmark::State& state, TileLayout layout) {
 
 GPUBENCH_FAMILY(SharedBankConflict) {
   auto* strides = family.gpu("SharedBankConflict/Stride", {"bytes", "stride"}, stride_rows);
-  std::vector<std::int64_t> word_strides, wide_strides;
-  if (family.preset() == Preset::kQuick) {
-    word_strides = {1, 2, 3, 4, 8, 16, 32};
-    wide_strides = {1, 2, 4};
-  } else {
-    for (std::int64_t s = 1; s <= kWarpSize; ++s) word_strides.push_back(s);
-    wide_strides = {1, 2, 3, 4, 5, 8, 16, 32};
-  }
+  std::vector<std::int64_t> every_stride;
+  for (std::int64_t s = 1; s <= kWarpSize; ++s) every_stride.push_back(s);
+  const auto word_strides = family.pick<std::vector<std::int64_t>>({1, 2, 3, 4, 8, 16, 32}, every_stride);
+  const auto wide_strides = family.pick<std::vector<std::int64_t>>({1, 2, 4}, {1, 2, 3, 4, 5, 8, 16, 32});
   for (std::int64_t s : word_strides) strides->Args({4, s});
   for (std::int64_t bytes : {8, 16})
     for (std::int64_t s : wide_strides) strides->Args({bytes, s});

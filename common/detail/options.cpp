@@ -33,12 +33,11 @@ int parse_device_index(const std::string& text, const std::string& source) {
 
 DeviceChoice parse_device_choice(const std::string& text, const std::string& source) {
   DeviceChoice choice;
+  choice.listed.clear();
   if (text == "all") {
     choice.all = true;
-    choice.listed.clear();
     return choice;
   }
-  choice.listed.clear();
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);

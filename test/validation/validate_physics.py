@@ -244,7 +244,7 @@ def check_carveout(rows):
 
 def check_memory_parallelism(report):
     """Enough chains in flight reach at least 80% of what the read-only stream moves (Little's law)."""
-    _, best, _ = chase_summary.parallelism_summary(report)
+    _, best = chase_summary.parallelism_summary(report)
     stream, label = chase_summary.stream_reference(report)  # as the card reads it
     if not best or not stream:
         return []
