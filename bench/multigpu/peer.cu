@@ -3,7 +3,7 @@
 //! load-to-use latency of a pointer chase in the peer's memory against the same chase in local memory.
 //! Bandwidths are per direction against the NVLink links' sum (nvidia-smi), where there are links.
 #include "bench/memory/bandwidth.h"
-#include "bench/multigpu/owned_chain.cuh"
+#include "bench/memory/chase/device_chain.cuh"
 #include "bench/multigpu/peer_memory.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
@@ -65,8 +65,10 @@ void report_link_share(benchmark::State& state, double bytes_per_launch, int dir
 
 struct CopyPair {
   CopyPair(int local, int peer, std::size_t bytes)
-      : local_a(local, bytes / sizeof(float4), 0x3C), local_b(local, bytes / sizeof(float4), 0),
-        peer_a(peer, bytes / sizeof(float4), 0x3D), peer_b(peer, bytes / sizeof(float4), 0) {}
+      : local_a(owned_buffer<float4>(local, bytes / sizeof(float4), 0x3C)),
+        local_b(owned_buffer<float4>(local, bytes / sizeof(float4), 0)),
+        peer_a(owned_buffer<float4>(peer, bytes / sizeof(float4), 0x3D)),
+        peer_b(owned_buffer<float4>(peer, bytes / sizeof(float4), 0)) {}
   OwnedBuffer<float4> local_a, local_b, peer_a, peer_b;
 };
 
@@ -100,14 +102,14 @@ void copy_rows(benchmark::State& state) {
     if (direction == kBothWays) {  // forked before the first copy is queued, so the two run together
       GPUBENCH_CUDA(cudaEventRecord(back.fork->get(), s));
       GPUBENCH_CUDA(cudaStreamWaitEvent(back.stream->get(), back.fork->get(), 0));
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes,
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b->data(), local, p.peer_a->data(), peer, bytes,
                                         back.stream->get()));
       GPUBENCH_CUDA(cudaEventRecord(back.join->get(), back.stream->get()));
     }
     if (direction == kPeerToLocal)
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b.buffer.data(), local, p.peer_a.buffer.data(), peer, bytes, s));
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b->data(), local, p.peer_a->data(), peer, bytes, s));
     else
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b.buffer.data(), peer, p.local_a.buffer.data(), local, bytes, s));
+      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b->data(), peer, p.local_a->data(), local, bytes, s));
     if (direction == kBothWays) GPUBENCH_CUDA(cudaStreamWaitEvent(s, back.join->get(), 0));  // joined into the timed stream
   }, options);
   const int directions = direction == kBothWays ? 2 : 1;
@@ -124,7 +126,7 @@ void kernel_rows(benchmark::State& state) {
   const std::int64_t mib = state.range(1);
   if (!peer_usable(state, peer)) return;
   const std::size_t count = (static_cast<std::size_t>(mib) << 20) / sizeof(float4);
-  float4* memory = remote.get({peer, mib}, [&] { return OwnedBuffer<float4>(peer, count, 0x3C); }).buffer.data();
+  float4* memory = remote.get({peer, mib}, [&] { return owned_buffer<float4>(peer, count, 0x3C); })->data();
   const int blocks = device().sm_count * kStreamBlocksPerSm;
   float* sums = partial.get({blocks}, [&] {
     return DeviceBuffer<float>(static_cast<std::size_t>(blocks) * kStreamThreads);
@@ -140,13 +142,15 @@ void kernel_rows(benchmark::State& state) {
 // PointerChase/direct's load-to-use chase, run on SM 0 of the GPU under test, over a chain in the
 // memory of GPU `memory_on` (the GPU under test itself: the local baseline in the same run).
 void chase_rows(benchmark::State& state) {
-  static ArgCache<OwnedChain> chains;
+  static ArgCache<OnDevice<DirectChain>> chains;
   static unsigned long long launch_id = 0;
   const int memory_on = static_cast<int>(state.range(0));
   const std::size_t bytes = static_cast<std::size_t>(state.range(1));
   constexpr std::size_t kStride = 128;
   if (memory_on != device().index && !peer_usable(state, memory_on)) return;
-  DirectChain& chain = *chains.get({memory_on, state.range(1)}, [&] { return OwnedChain(memory_on, bytes, kStride); }).chain;
+  DirectChain& chain = *chains.get({memory_on, state.range(1)}, [&] {
+    return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr);
+  });
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
   const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // one lands on SM 0
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {

@@ -7,7 +7,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace gpubench {
 
@@ -23,22 +25,38 @@ class ScopedDevice {
   int previous_ = 0;
 };
 
-// A buffer in `owner`'s memory (filled with `fill` bytes), released with its owner current.
+// A T that holds device memory of `owner` (a buffer, a chase chain): built and destroyed with its
+// owner current, whichever GPU the session is on.
 template <class T>
-struct OwnedBuffer {
-  OwnedBuffer(int owner_device, std::size_t count, int fill) : owner(owner_device) {
+struct OnDevice {
+  template <class... Args>
+  explicit OnDevice(int owner_device, Args&&... args) : owner(owner_device) {
     ScopedDevice on(owner);
-    buffer = DeviceBuffer<T>(count);
-    buffer.fill_bytes(fill);
+    value.emplace(std::forward<Args>(args)...);
   }
-  OwnedBuffer(OwnedBuffer&&) = default;
-  ~OwnedBuffer() {
+  OnDevice(OnDevice&& other) noexcept : owner(other.owner), value(std::move(other.value)) { other.value.reset(); }
+  ~OnDevice() {
+    if (!value) return;
     ScopedDevice on(owner);
-    buffer = DeviceBuffer<T>();
+    value.reset();
   }
+  T& operator*() { return *value; }
+  T* operator->() { return &*value; }
   int owner;
-  DeviceBuffer<T> buffer;
+  std::optional<T> value;
 };
+
+template <class T>
+using OwnedBuffer = OnDevice<DeviceBuffer<T>>;
+
+// `count` elements in `owner`'s memory, every byte `fill`.
+template <class T>
+OwnedBuffer<T> owned_buffer(int owner, std::size_t count, int fill) {
+  OwnedBuffer<T> owned(owner, count);
+  ScopedDevice on(owner);
+  owned->fill_bytes(fill);
+  return owned;
+}
 
 // How many CUDA GPUs this host has (0 without a driver).
 int cuda_device_count();

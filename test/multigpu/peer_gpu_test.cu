@@ -1,4 +1,4 @@
-#include "bench/multigpu/owned_chain.cuh"
+#include "bench/memory/chase/device_chain.cuh"
 #include "bench/multigpu/peer_memory.h"
 #include "common/device_memory.h"
 #include "kernels/memory/pointer_chase.cuh"
@@ -28,12 +28,12 @@ TEST(PeerKernels, ReadSumsAndWriteFillsThePeersMemory) {
   constexpr std::size_t kCount = 100003;  // float4 elements, not a multiple of the grid
   std::vector<float> words(kCount * 4);
   for (std::size_t i = 0; i < words.size(); ++i) words[i] = static_cast<float>(i % 7);
-  OwnedBuffer<float4> remote(1, kCount, 0);
-  remote.buffer.upload(std::vector<float4>(reinterpret_cast<const float4*>(words.data()),
+  OwnedBuffer<float4> remote = owned_buffer<float4>(1, kCount, 0);
+  remote->upload(std::vector<float4>(reinterpret_cast<const float4*>(words.data()),
                                            reinterpret_cast<const float4*>(words.data()) + kCount));
   DeviceBuffer<float> partial(3 * 128);
   DeviceBuffer<CycleSpan> span(1);
-  kernels::StreamArrays<float4> arrays{remote.buffer.data(), remote.buffer.data(), remote.buffer.data(), partial.data()};
+  kernels::StreamArrays<float4> arrays{remote->data(), remote->data(), remote->data(), partial.data()};
   kernels::stream<kernels::StreamOp::kRead, float4><<<3, 128>>>(arrays, kCount, 1.0f, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   const std::vector<float> sums = partial.download();
@@ -42,7 +42,7 @@ TEST(PeerKernels, ReadSumsAndWriteFillsThePeersMemory) {
   kernels::stream<kernels::StreamOp::kWrite, float4><<<3, 128>>>(arrays, kCount, 5.0f, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   GPUBENCH_CUDA(cudaDeviceSynchronize());
-  for (const float4& v : remote.buffer.download()) ASSERT_TRUE(v.x == 5.0f && v.y == 5.0f && v.z == 5.0f && v.w == 5.0f);
+  for (const float4& v : remote->download()) ASSERT_TRUE(v.x == 5.0f && v.y == 5.0f && v.z == 5.0f && v.w == 5.0f);
 }
 
 TEST(PeerKernels, CopiesArriveWhole) {
@@ -51,10 +51,10 @@ TEST(PeerKernels, CopiesArriveWhole) {
   constexpr std::size_t kCount = 4097;
   std::vector<float4> host(kCount);
   for (std::size_t i = 0; i < kCount; ++i) host[i] = make_float4(i, i + 1.0f, -1.0f * i, 0.5f);
-  OwnedBuffer<float4> local(0, kCount, 0), remote(1, kCount, 0xFF);
-  local.buffer.upload(host);
-  GPUBENCH_CUDA(cudaMemcpyPeer(remote.buffer.data(), 1, local.buffer.data(), 0, kCount * sizeof(float4)));
-  const std::vector<float4> arrived = remote.buffer.download();
+  OwnedBuffer<float4> local = owned_buffer<float4>(0, kCount, 0), remote = owned_buffer<float4>(1, kCount, 0xFF);
+  local->upload(host);
+  GPUBENCH_CUDA(cudaMemcpyPeer(remote->data(), 1, local->data(), 0, kCount * sizeof(float4)));
+  const std::vector<float4> arrived = remote->download();
   for (std::size_t i = 0; i < kCount; ++i)
     ASSERT_TRUE(arrived[i].x == host[i].x && arrived[i].y == host[i].y && arrived[i].z == host[i].z &&
                 arrived[i].w == host[i].w) << "element " << i;
@@ -63,8 +63,8 @@ TEST(PeerKernels, CopiesArriveWhole) {
 TEST(PeerKernels, ChaseInThePeersMemoryEndsWhereTheHostSays) {
   GPUBENCH_REQUIRE_TWO_GPUS();
   ScopedDevice on(0);
-  OwnedChain remote(1, std::size_t{1} << 20, 128);
-  DirectChain& chain = *remote.chain;
+  OnDevice<DirectChain> remote(1, std::size_t{1} << 20, 128, nullptr);
+  DirectChain& chain = *remote;
   DeviceBuffer<std::uint64_t> position = chain.position_at(3);
   DeviceBuffer<CycleSpan> span(1);
   kernels::pointer_chase_direct<kernels::LoadPath::kCached><<<1, 1>>>(position.data(), 100, 1000, Clocks{span.data()});
