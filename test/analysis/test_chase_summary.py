@@ -9,8 +9,11 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "analysis"))
-import chase_summary  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from analysis import chase_summary  # noqa: E402
+from analysis.families import cache_bandwidth, memory_parallelism, memory_parallelism_cpu  # noqa: E402
+from analysis.families import pointer_chase, stream  # noqa: E402
+from analysis.report import from_dict  # noqa: E402
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -55,7 +58,7 @@ class ChaseSummary(unittest.TestCase):
         self.report = synthetic_report()
 
     def test_levels_carry_ns_and_spread(self):
-        levels = chase_summary.level_table(self.report, "PointerChase/cached", 128)
+        levels = pointer_chase.level_table(from_dict(self.report), "PointerChase/cached", 128)
         self.assertEqual([l["name"] for l in levels], ["L1", "L2", "DRAM"])
         self.assertAlmostEqual(levels[0]["ns"], 15.0 * 1.005)
         self.assertEqual(levels[1]["repetitions"], 2)
@@ -63,9 +66,9 @@ class ChaseSummary(unittest.TestCase):
         self.assertEqual(levels[0]["min_bytes"], 128 * KIB)
 
     def test_parallelism_best_against_stream(self):
-        _, best = chase_summary.parallelism_summary(self.report)
-        stream, _ = chase_summary.stream_reference(self.report)
-        self.assertEqual(stream, 2e12)  # aggregates are not runs
+        _, best = memory_parallelism.whole_gpu(from_dict(self.report))
+        rate, _ = stream.reference(from_dict(self.report))
+        self.assertEqual(rate, 2e12)  # aggregates are not runs
         self.assertEqual(best["bytes_per_second"], 1.6e12)
 
     def test_the_read_only_stream_is_the_reference_once_it_exists(self):
@@ -75,9 +78,9 @@ class ChaseSummary(unittest.TestCase):
                                      "manual_time", "run_type": "iteration", "bytes_per_second": rate,
                          "working_set_bytes": size})
         report = {"context": {}, "benchmarks": rows}
-        self.assertEqual(chase_summary.stream_reference(report), (3.1e12, "read-only stream"))  # best DRAM-sized row
-        self.assertEqual(chase_summary.stream_reference(self.report), (2e12, "stream copy"))  # older runs: the copy
-        self.assertAlmostEqual(chase_summary.stream_reference(report)[0], 3.1e12)
+        self.assertEqual(stream.reference(from_dict(report)), (3.1e12, "read-only stream"))  # best DRAM-sized row
+        self.assertEqual(stream.reference(from_dict(self.report)), (2e12, "stream copy"))  # older runs: the copy
+        self.assertAlmostEqual(stream.reference(from_dict(report))[0], 3.1e12)
 
     def test_bandwidth_levels_are_placed_by_the_l2_size(self):
         l2 = 50 * MIB
@@ -87,11 +90,11 @@ class ChaseSummary(unittest.TestCase):
             rows.append({"run_name": f"CacheBandwidth/{family}/KiB_per_sm:{kib}/manual_time", "run_type": "iteration",
                          "bytes_per_second": rate, "bytes_per_clock_per_sm": rate / 132 / 2e9,
                          "working_set_bytes": kib * KIB * 132})
-        levels = chase_summary.bandwidth_levels({"context": {"gpu_l2_bytes": str(l2)}, "benchmarks": rows})
+        levels = cache_bandwidth.plateaus(from_dict({"context": {"gpu_l2_bytes": str(l2)}, "benchmarks": rows}))
         self.assertEqual([(l["name"], l["bytes_per_second"]) for l in levels],
                          [("L1", 31e12), ("L2", 9.5e12), ("DRAM", 3.1e12)])
         self.assertAlmostEqual(levels[0]["bytes_per_clock_per_sm"], 31e12 / 132 / 2e9)
-        self.assertEqual(chase_summary.bandwidth_levels({"context": {}, "benchmarks": rows}), [])  # L2 size unknown
+        self.assertEqual(cache_bandwidth.plateaus(from_dict({"context": {}, "benchmarks": rows})), [])  # L2 size unknown
 
     def test_host_parallelism_against_the_host_read(self):
         rows = [{"run_name": f"MemoryParallelismCPU/chase/chains:{c}/threads:{t}/manual_time", "run_type": "iteration",
@@ -99,7 +102,7 @@ class ChaseSummary(unittest.TestCase):
                  "implied_latency_ns": 100.0} for c in (1, 16) for t in (1, 4)]
         rows.append({"run_name": "MemoryParallelismCPU/read/threads:4/manual_time", "run_type": "iteration",
                      "bytes_per_second": 128e9})
-        best, read = chase_summary.host_parallelism({"benchmarks": rows})
+        best, read = memory_parallelism_cpu.best(from_dict({"benchmarks": rows}))
         self.assertEqual(best["bytes_per_second"], 64e9)
         self.assertEqual(read, 128e9)
 

@@ -8,10 +8,13 @@ bandwidth stops growing (within 10% of its best).
     normalize_report.py run.json [--l2-pct 25]
 """
 import argparse
-import json
-import re
+import os
 import sys
 from collections import defaultdict
+
+if __package__ in (None, ""):  # run as a script: the package is the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import cli  # noqa: E402
 
 
 def bar(percent, width=20):
@@ -19,15 +22,11 @@ def bar(percent, width=20):
     return "#" * filled + "." * (width - filled)
 
 
-def args_of(name):
-    return {key: int(value) for key, value in re.findall(r"(\w+):(\d+)", name)}
-
-
-def kernel_of(name):
-    a = args_of(name)
-    if name.startswith("Normalize/base/"):
-        return f"base, d_l {a['dl']}", a
-    return f"grouped, d_l {a['dl']}, g {a['g']}, u {a['u']}", a
+def kernel_of(row):
+    a = row.args
+    if row.case == "base":
+        return f"base, d_l {a['dl']}"
+    return f"grouped, d_l {a['dl']}, g {a['g']}, u {a['u']}"
 
 
 def main():
@@ -35,19 +34,13 @@ def main():
     parser.add_argument("json")
     parser.add_argument("--l2-pct", type=int, default=25, help="input size as a percentage of L2 (25 or 400)")
     args = parser.parse_args()
-    with open(args.json) as f:
-        report = json.load(f)
+    report = cli.load(args.json)
     kernels = defaultdict(list)
-    for row in report.get("benchmarks", []):
-        if row.get("run_type") == "aggregate" or row.get("error_occurred") or not row["name"].startswith("Normalize/"):
-            continue
-        label, a = kernel_of(row["name"])
-        if a.get("l2_pct") == args.l2_pct:
-            kernels[label].append((a["warps"], row))
+    for row in report.rows("Normalize", l2_pct=args.l2_pct):
+        kernels[kernel_of(row)].append((row.args["warps"], row))
     if not kernels:
-        print(f"no Normalize rows at l2_pct {args.l2_pct}", file=sys.stderr)
-        return 1
-    print(f"Device: {report['context'].get('gpu_name', '?')}; input {args.l2_pct}% of L2; one block per SM\n")
+        return cli.fail(f"no Normalize rows at l2_pct {args.l2_pct} in {args.json}", 1)
+    print(f"Device: {report.context.get('gpu_name', '?')}; input {args.l2_pct}% of L2; one block per SM\n")
     saturation = []
     for label, rows in kernels.items():
         rows.sort(key=lambda r: r[0])
@@ -71,4 +64,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(main))

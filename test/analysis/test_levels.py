@@ -4,8 +4,9 @@ import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "analysis"))
-import latency_levels  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from analysis import levels as latency_levels  # noqa: E402
+from analysis.report import from_dict  # noqa: E402
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -63,7 +64,7 @@ class FindLevels(unittest.TestCase):
             {"run_name": "PointerChase/l2_only/bytes:4096/stride:128/manual_time", "run_type": "iteration",
              "working_set_bytes": 4096, "cycles_per_load": 200.0},
         ]}
-        self.assertEqual(latency_levels.points_from_json(report, "PointerChase/cached"), [(4096.0, 32.0)])
+        self.assertEqual(latency_levels.points(from_dict(report), "PointerChase/cached"), [(4096.0, 32.0)])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Read memory levels off a pointer-chase staircase (gpubench JSON with working_set_bytes and
-cycles_per_load or ns_per_load), by one documented rule:
+"""Read memory levels off a pointer-chase staircase (rows with a `bytes` argument and cycles_per_load
+or ns_per_load), by one documented rule:
 
 1. Sort points by working-set size; take each size's latency (mean over repetitions).
 2. Walk up the sizes. A point within `tolerance` (default 15%) of the current plateau's median joins
@@ -12,34 +12,34 @@ cycles_per_load or ns_per_load), by one documented rule:
 Levels are named by position: first "L1", last "DRAM", those between "L2", "L2 (far)", ...
 """
 import argparse
-import json
+import os
 import statistics
 import sys
 from collections import defaultdict
 
-
-def family_rows(report, family, metric="cycles_per_load", stride=None):
-    """Non-aggregate, successful rows whose run name starts with `family` + "/" (or is it), that carry
-    `metric`, and (when given) have stride_bytes == stride."""
-    rows = []
-    for row in report.get("benchmarks", []):
-        if row.get("run_type") == "aggregate" or row.get("error_occurred") or row.get("skipped"):
-            continue
-        name = row.get("run_name", row.get("name", ""))
-        if not (name == family or name.startswith(family + "/")) or metric not in row:
-            continue
-        if stride is not None and float(row.get("stride_bytes", -1)) != stride:
-            continue
-        rows.append(row)
-    return rows
+if __package__ in (None, ""):  # run as a script: the package is the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import cli  # noqa: E402
 
 
-def points_from_json(report, family, metric="cycles_per_load", stride=None):
-    """(working_set_bytes, mean metric over repetitions) for the family's rows, sorted by size."""
+def points(report, prefix, metric="cycles_per_load", stride=None):
+    """(working set in bytes, mean `metric` over repetitions) of the chase rows registered as `prefix`,
+    at `stride` bytes between nodes when given, sorted by size."""
     values = defaultdict(list)
-    for row in family_rows(report, family, metric, stride):
-        values[float(row["working_set_bytes"])].append(float(row[metric]))
+    for row in chase_rows(report, prefix, metric, stride):
+        values[working_set(row)].append(float(row[metric]))
     return sorted((size, statistics.mean(v)) for size, v in values.items())
+
+
+def chase_rows(report, prefix, metric="cycles_per_load", stride=None):
+    """The finished rows of a chase family that carry `metric`, at `stride` when given."""
+    rows = report.rows(prefix, metric)
+    return rows if stride is None else [r for r in rows if float(r.args.get("stride", -1)) == stride]
+
+
+def working_set(row):
+    """A chase row's set in bytes: its `bytes` argument (the set it was registered for)."""
+    return float(row.args["bytes"])
 
 
 def find_levels(points, tolerance=0.15, min_points=2):
@@ -118,19 +118,17 @@ def describe(levels, unit):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", help="gpubench --benchmark_out JSON")
-    parser.add_argument("--family", default="PointerChase/cached", help="benchmark name prefix")
+    parser.add_argument("--family", default="PointerChase/cached", help="registered name of the chase")
     parser.add_argument("--metric", default="cycles_per_load")
-    parser.add_argument("--stride", type=float, default=128, help="only rows with this stride_bytes (0: any)")
+    parser.add_argument("--stride", type=float, default=128, help="only rows with this stride argument (0: any)")
     parser.add_argument("--tolerance", type=float, default=0.15)
     args = parser.parse_args()
-    with open(args.json) as f:
-        points = points_from_json(json.load(f), args.family, args.metric, args.stride or None)
-    if not points:
-        print(f"no rows of {args.family} with {args.metric}", file=sys.stderr)
-        return 1
-    print(describe(find_levels(points, args.tolerance), args.metric.replace("_per_load", " per load")))
+    found = points(cli.load(args.json), args.family, args.metric, args.stride or None)
+    if not found:
+        return cli.fail(f"no rows of {args.family} with {args.metric} in {args.json}")
+    print(describe(find_levels(found, args.tolerance), args.metric.replace("_per_load", " per load")))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(main))

@@ -8,21 +8,21 @@ instructions, ...), not by time alone: a change that doubles L2 traffic at equal
 For every benchmark in both runs (matched by name) and every quantity in both (the time, and each
 user counter), it prints before, after and the relative change. With repetitions on both sides
 (--benchmark_repetitions), a Mann-Whitney U test per quantity says whether the change is significant
-(needs scipy, as Google Benchmark's compare.py does). Counters a kernel fixes (instructions, conflicts,
-sectors, L2 bytes, registers) are flagged on any change past --exact-tolerance even from single runs.
-Exit status: 0, or 1 when --threshold is given and a chosen quantity moved by more than it; 2 when the
-runs come from different GPUs (unless allowed) or cannot be read.
+(needs scipy, as Google Benchmark's compare.py does). Counters the code fixes (instructions, conflicts,
+sectors, L2 bytes, registers: kind "fixed" in the counter table the runs carry) are flagged on any change
+past --exact-tolerance even from single runs.
+Exit status: 0; 1 when --threshold is given and a chosen quantity moved by more than it, or a benchmark
+failed or is missing on one side; 2 when the runs come from different GPUs (unless allowed) or cannot
+be read.
 """
 import argparse
-import json
-import re
+import os
 import statistics
 import sys
 
-# Counters that the kernel and its launch fix: any change is a change of the code or its inputs.
-EXACT = re.compile(r"^(inst_executed|thread_inst_executed|active_lanes_per_inst|.*bank_conflicts|conflicts_per_load|"
-                   r"shared_wavefronts|global_load_(sectors|requests)|sectors_per_request|l2_(read|write)_bytes|"
-                   r"regs_per_thread|spill_bytes|blocks_per_sm|theoretical_occupancy)$")
+if __package__ in (None, ""):  # run as a script: the package is the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import cli  # noqa: E402
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
 NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "family_index",
                   "per_family_instance_index", "real_time", "cpu_time", "clock_flagged"}
@@ -33,19 +33,25 @@ TIME_SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 def load(path):
-    with open(path) as f:
-        report = json.load(f)
-    runs = {}
-    for row in report.get("benchmarks", []):
-        if row.get("run_type") == "aggregate" or row.get("error_occurred"):
+    """(context, {benchmark: {quantity: samples}}, {benchmark: error}, counter table) of one run. Benchmarks
+    keep their full names (GPU tags too), so two runs over several GPUs pair GPU by GPU."""
+    report = cli.load(path)
+    runs, failed = {}, {}
+    for row in report.all_rows:
+        if row.aggregate:
             continue
-        name = row.get("run_name", row["name"])
+        name = row.full_name
+        if row.error:
+            failed[name] = row.error
+            continue
+        if row.skipped:
+            continue
         samples = runs.setdefault(name, {})
         samples.setdefault("time_ns", []).append(float(row["real_time"]) * TIME_SCALE.get(row.get("time_unit", "ns"), 1))
         for key, value in row.items():
             if key not in NOT_QUANTITIES and isinstance(value, (int, float)) and not isinstance(value, bool):
                 samples.setdefault(key, []).append(float(value))
-    return report.get("context", {}), runs
+    return report.context, runs, failed, report.counter_table
 
 
 MIN_REPETITIONS = 4  # with 3 a side, a two-sided U test cannot go below p = 0.10
@@ -67,17 +73,17 @@ def significance(before, after, alpha):
     return f"{'yes' if p < alpha else 'no'} (p={p:.3f})"
 
 
-def compare(before_runs, after_runs, name_filter, counter_filter, threshold, exact_tolerance, alpha):
+def compare(before_runs, after_runs, name_filter, counter_filter, threshold, exact_tolerance, alpha, fixed=()):
     rows, over = [], []
     for name in before_runs:
-        if name not in after_runs or not re.search(name_filter, name):
+        if name not in after_runs or not name_filter.search(name):
             continue
         b, a = before_runs[name], after_runs[name]
-        for quantity in [q for q in b if q in a and (q == "time_ns" or re.search(counter_filter, q))]:
+        for quantity in [q for q in b if q in a and (q == "time_ns" or counter_filter.search(q))]:
             before, after = statistics.median(b[quantity]), statistics.median(a[quantity])
             change = (after - before) / abs(before) if before != 0 else (0.0 if after == 0 else float("inf"))
             flags = []
-            if EXACT.match(quantity) and abs(change) > exact_tolerance:
+            if quantity in fixed and abs(change) > exact_tolerance:
                 flags.append("exact counter changed")
             if threshold is not None and abs(change) * 100 > threshold:
                 flags.append(f"over {threshold:g}%")
@@ -121,11 +127,11 @@ def main():
     parser.add_argument("--changed-only", action="store_true", help="leave out quantities that did not change")
     parser.add_argument("--allow-different-devices", action="store_true")
     args = parser.parse_args()
-    try:
-        (before_context, before_runs), (after_context, after_runs) = load(args.before), load(args.after)
-    except (OSError, ValueError, KeyError) as e:
-        print(f"compare.py: cannot read the runs: {e}", file=sys.stderr)
-        return 2
+    name_filter, counter_filter = cli.regex(args.filter, "--filter"), cli.regex(args.counters, "--counters")
+    before_context, before_runs, before_failed, before_table = load(args.before)
+    after_context, after_runs, after_failed, after_table = load(args.after)
+    table = {**after_table, **before_table}
+    fixed = {name for name, spec in table.items() if spec.get("kind") == "fixed"}
 
     md = args.format == "md"
     print(("| | before | after |\n|---|---|---|" if md else f"{'':26}{'before':34}after"))
@@ -138,21 +144,35 @@ def main():
               f"{after_context.get('gpu_name')}); pass --allow-different-devices to compare them anyway", file=sys.stderr)
         return 2
 
-    rows, over = compare(before_runs, after_runs, args.filter, args.counters, args.threshold, args.exact_tolerance,
-                         args.alpha)
+    rows, over = compare(before_runs, after_runs, name_filter, counter_filter, args.threshold, args.exact_tolerance,
+                         args.alpha, fixed)
     print(render(rows, args.format, args.changed_only))
-    only_before = sorted(n for n in before_runs if n not in after_runs and re.search(args.filter, n))
-    only_after = sorted(n for n in after_runs if n not in before_runs and re.search(args.filter, n))
+    failed = {side: {n: e for n, e in errors.items() if name_filter.search(n)}
+              for side, errors in (("BEFORE", before_failed), ("AFTER", after_failed))}
+    for side, errors in failed.items():
+        if errors:
+            print(f"\nfailed in {side} ({len(errors)}): " + "; ".join(f"{n}: {e}" for n, e in sorted(errors.items())))
+    only_before = sorted(n for n in before_runs if n not in after_runs and name_filter.search(n)
+                         and n not in failed["AFTER"])
+    only_after = sorted(n for n in after_runs if n not in before_runs and name_filter.search(n)
+                        and n not in failed["BEFORE"])
     for label, names in (("only in BEFORE", only_before), ("only in AFTER", only_after)):
         if names:
             print(f"\n{label} ({len(names)}): " + ", ".join(names))
+    if not table:
+        print("\nneither run carries gpubench's counter table (runs from before it): counters the code fixes "
+              "are not flagged")
     if not any(len(v) > 1 for runs in (before_runs, after_runs) for s in runs.values() for v in s.values()):
         print("\nsignificance: no repetitions (run both with --benchmark_repetitions=N to test)")
     flagged = sum(1 for r in rows if r["flags"])
+    broken = sum(len(e) for e in failed.values()) + len(only_before) + len(only_after)
     print(f"\n{len({r['benchmark'] for r in rows})} benchmarks, {len(rows)} quantities compared, {flagged} flagged"
-          + (f"; {len(over)} moved more than {args.threshold:g}%" if args.threshold is not None else ""))
+          + (f"; {len(over)} moved more than {args.threshold:g}%" if args.threshold is not None else "")
+          + (f"; {broken} benchmark(s) failed or missing on one side" if broken else ""))
+    if args.threshold is not None and broken:
+        return 1  # a gate must not pass on rows that did not run
     return 1 if over else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(main))

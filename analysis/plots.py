@@ -3,22 +3,24 @@
 
 - latency.png: pointer-chase latency against working-set size, every GPU load path (128-byte stride),
   shared memory, and the CPU chase on one figure (ns per load, log-2 x axis), with the levels
-  latency_levels.py reads off the GPU's cached curve marked;
+  analysis/levels.py reads off the GPU's cached curve marked;
 - carveout.png (with --carveout-output): the cached chase's L1 edge under each L1/shared carveout;
 - parallelism.png (with --parallelism-output): MemoryParallelism bandwidth against warps per SM, one
   line per chains-per-warp count, beside the stream copy's bandwidth.
 
-    plot_latency.py run.json [more.json ...] -o latency.png [--carveout-output c.png] [--parallelism-output p.png]
+    plots.py run.json [more.json ...] -o latency.png [--carveout-output c.png] [--parallelism-output p.png]
 """
 import argparse
-import json
 import os
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import chase_summary  # noqa: E402
-import latency_levels  # noqa: E402
+if __package__ in (None, ""):  # run as a script: the package is the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import cli, levels  # noqa: E402
+from analysis.families import cache_bandwidth, memory_parallelism, memory_parallelism_cpu  # noqa: E402
+from analysis.families import pointer_chase, stream  # noqa: E402
+from analysis.values import mean_rows  # noqa: E402
 
 SERIES = [  # family, stride filter, label
     ("PointerChase/cached", 128, "GPU, ld.ca (L1 + L2)"),
@@ -45,13 +47,13 @@ def latency_figure(plt, report, device, output):
     figure, axes = plt.subplots(figsize=(9, 5.5))
     plotted = 0
     for family, stride, label in SERIES:
-        points = latency_levels.points_from_json(report, family, "ns_per_load", stride)
+        points = levels.points(report, family, "ns_per_load", stride)
         if not points:
             continue
         axes.plot([s for s, _ in points], [l for _, l in points], marker="o", markersize=3, label=label)
         plotted += 1
         if family == "PointerChase/cached":
-            for level in chase_summary.level_table(report, family, stride):
+            for level in pointer_chase.level_table(report, family, stride):
                 axes.axhline(level["ns"], color="grey", linewidth=0.6, linestyle=":")
                 axes.annotate(f"{level['name']} {level['ns']:.0f} ns ({level['latency']:.0f} cycles)",
                               (points[0][0], level["ns"]), textcoords="offset points", xytext=(2, 3), fontsize=8,
@@ -66,8 +68,8 @@ def latency_figure(plt, report, device, output):
 
 def carveout_figure(plt, report, device, output):
     series = defaultdict(list)
-    for row in latency_levels.family_rows(report, "PointerChase/carveout"):
-        series[int(row["carveout_percent"])].append((float(row["working_set_bytes"]), float(row["cycles_per_load"])))
+    for row in levels.chase_rows(report, "PointerChase/carveout"):
+        series[int(row.args["carveout"])].append((levels.working_set(row), float(row["cycles_per_load"])))
     if not series:
         return False
     figure, axes = plt.subplots(figsize=(8, 4.5))
@@ -80,22 +82,21 @@ def carveout_figure(plt, report, device, output):
 
 
 def parallelism_figure(plt, report, device, output):
-    rows = chase_summary.parallelism_rows(report, "MemoryParallelism/gpu")
+    rows, _ = memory_parallelism.whole_gpu(report)
     if not rows:
         return False
     lines = defaultdict(list)
     for row in rows:
-        args = chase_summary.run_args(row["run_name"])
-        lines[args["chains"]].append((args["warps_per_sm"], row["bytes_per_second"] / 1e12))
+        lines[row["args"]["chains"]].append((row["args"]["warps_per_sm"], row["bytes_per_second"] / 1e12))
     figure, axes = plt.subplots(figsize=(8, 4.8))
     for chains, points in sorted(lines.items()):
         points.sort()
         axes.plot([w for w, _ in points], [b for _, b in points], marker="o", markersize=3,
                   label=f"{chains} chain{'s' if chains > 1 else ''} per warp")
-    stream, label = chase_summary.stream_reference(report)
-    if stream:
-        axes.axhline(stream / 1e12, color="black", linewidth=0.8, linestyle="--", label=label)
-        axes.axhline(0.8 * stream / 1e12, color="grey", linewidth=0.6, linestyle=":", label=f"80% of {label}")
+    rate, label = stream.reference(report)
+    if rate:
+        axes.axhline(rate / 1e12, color="black", linewidth=0.8, linestyle="--", label=label)
+        axes.axhline(0.8 * rate / 1e12, color="grey", linewidth=0.6, linestyle=":", label=f"80% of {label}")
     axes.set_xscale("log", base=2)
     return finish(figure, axes, output,
                   "warps per SM (all SMs)", "TB/s (128-byte lines read)", f"Memory-level parallelism: {device}", legend_size=8)
@@ -109,7 +110,7 @@ def mlp_figure(plt, report, device, output):
     figure, axes = plt.subplots(figsize=(8, 5))
     plotted = 0
     for family, label in series:
-        rows = chase_summary.parallelism_rows(report, family)
+        rows = mean_rows(report.rows(family, "bytes_per_second"))
         if rows:
             points = sorted((r["loads_in_flight"], r["bytes_per_second"] / 1e9) for r in rows)
             axes.scatter([p[0] for p in points], [p[1] for p in points], s=14, label=label)
@@ -117,10 +118,10 @@ def mlp_figure(plt, report, device, output):
     if not plotted:
         plt.close(figure)
         return False
-    stream, label = chase_summary.stream_reference(report)
-    if stream:
-        axes.axhline(stream / 1e9, color="black", linewidth=0.8, linestyle="--", label=f"GPU {label}")
-    _, read = chase_summary.host_parallelism(report)
+    rate, label = stream.reference(report)
+    if rate:
+        axes.axhline(rate / 1e9, color="black", linewidth=0.8, linestyle="--", label=f"GPU {label}")
+    _, read = memory_parallelism_cpu.best(report)
     if read:
         axes.axhline(read / 1e9, color="grey", linewidth=0.8, linestyle="--", label="host plain read")
     axes.set_xscale("log", base=2)
@@ -136,7 +137,7 @@ def bandwidth_figure(plt, report, device, output):
     figure, axes = plt.subplots(figsize=(8, 4.8))
     plotted = 0
     for family, label in series:
-        rows = [r for r in chase_summary.parallelism_rows(report, family) if r["run_name"].startswith(family + "/")]
+        rows = mean_rows(report.rows(family, "bytes_per_second"))
         if rows:
             points = sorted((r["working_set_bytes"], r["bytes_per_second"] / 1e12) for r in rows)
             axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=label)
@@ -146,16 +147,20 @@ def bandwidth_figure(plt, report, device, output):
         return False
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
-    for level in chase_summary.bandwidth_levels(report):
+    for level in cache_bandwidth.plateaus(report):
         axes.axhline(level["bytes_per_second"] / 1e12, color="grey", linewidth=0.6, linestyle=":")
         axes.annotate(f"{level['name']} {level['bytes_per_second'] / 1e12:.1f} TB/s, "
                       f"{level['bytes_per_clock_per_sm']:.0f} B/clk/SM", (axes.get_xlim()[0], level["bytes_per_second"] / 1e12),
                       fontsize=7, va="bottom")
-    peak = float(report.get("context", {}).get("gpu_dram_bandwidth_theoretical_gbs", 0) or 0) / 1e3
+    peak = float(report.context.get("gpu_dram_bandwidth_theoretical_gbs", 0) or 0) / 1e3
     if peak:
         axes.axhline(peak, color="black", linewidth=0.8, linestyle="--", label="theoretical DRAM")
     return finish(figure, axes, output,
                   "working set (bytes, all SMs)", "TB/s read", f"Read bandwidth by working set: {device}", legend_size=8)
+
+
+FIGURES = ((latency_figure, "-latency.png"), (carveout_figure, "-carveout.png"),
+           (parallelism_figure, "-parallelism.png"), (mlp_figure, "-mlp.png"), (bandwidth_figure, "-bandwidth.png"))
 
 
 def main():
@@ -168,33 +173,30 @@ def main():
     parser.add_argument("--bandwidth-output", help="read bandwidth against working set (CacheBandwidth)")
     parser.add_argument("--gpu", type=int, help="of a run over several GPUs, the one to plot (default: the first)")
     args = parser.parse_args()
-    import matplotlib
+    outputs = [(make, cli.writable(path, "figure")) for make, path in
+               ((latency_figure, args.output), (carveout_figure, args.carveout_output),
+                (parallelism_figure, args.parallelism_output), (mlp_figure, args.mlp_output),
+                (bandwidth_figure, args.bandwidth_output)) if path]
+    parts = dict(cli.load(args.json).devices())
+    gpu = args.gpu if args.gpu is not None else next(iter(parts))
+    if gpu not in parts:
+        raise cli.UsageError(f"--gpu {gpu}: the run holds GPU(s) {', '.join(str(g) for g in parts)}")
+    try:
+        import matplotlib
+    except ImportError:
+        raise cli.UsageError(f"matplotlib is not installed for {sys.executable} (Debian: apt-get install "
+                             "python3-matplotlib)") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    reports = []
-    for path in args.json:
-        with open(path) as f:
-            reports.append(json.load(f))
-    parts = dict(chase_summary.devices_of(chase_summary.merge(reports)))
-    gpu = args.gpu if args.gpu is not None else next(iter(parts))
-    if gpu not in parts:
-        print(f"the run holds GPU(s) {', '.join(str(g) for g in parts)}, not {gpu}", file=sys.stderr)
-        return 2
     report = parts[gpu]
-    device = report["context"].get("gpu_name", "GPU") + (f" (GPU {gpu})" if gpu is not None else "")
-    wrote = []
-    for make, output in ((latency_figure, args.output), (carveout_figure, args.carveout_output),
-                         (parallelism_figure, args.parallelism_output), (mlp_figure, args.mlp_output),
-                         (bandwidth_figure, args.bandwidth_output)):
-        if output and make(plt, report, device, output):
-            wrote.append(output)
+    device = report.context.get("gpu_name", "GPU") + (f" (GPU {gpu})" if gpu is not None else "")
+    wrote = [path for make, path in outputs if make(plt, report, device, path)]
     if not wrote:
-        print("no rows to plot in the input", file=sys.stderr)
-        return 1
+        return cli.fail("no rows to plot in the input", 1)
     print("wrote " + ", ".join(wrote))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(main))

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The micro-architecture card of one gpubench run: what the chip's experiments concluded, each value
+naming the benchmark row(s) it came from, "not measured" where the run had no such row, and the rows
+that failed with the values they would have fed.
+
+    card.py run.json [more.json ...] [--out PREFIX] [--plots]   writes PREFIX.md and PREFIX.json
+    card.py --compare a.card.json b.card.json [--tolerance 0.02]  values the two cards share, side by side
+
+gpubench runs this at the end of a run written with --benchmark_out (PREFIX defaults to FILE.card).
+The rules are the family modules of analysis/families/, one per family; this script assembles and
+renders what they yield. Exit status: 0; 1 two cards disagree (--compare); 2 bad input.
+"""
+import argparse
+import json
+import os
+import sys
+
+if __package__ in (None, ""):  # run as a script: the package is the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import cli, families  # noqa: E402
+from analysis import report as report_model  # noqa: E402
+from analysis.values import size_text  # noqa: E402
+
+NOT_MEASURED = "not measured"
+FAILED_SECTION = "Rows that failed"
+
+
+class Card:
+    def __init__(self, report):
+        self.report = report
+        self.context = report.context
+        self.values = []
+        self.failed = []  # {"row", "error", "family", "keys"}: what a failed row would have fed
+
+    def build(self):
+        fed = {}  # family -> the keys its module produced
+        for module in families.modules():
+            produced = [dict(value) for value in module.card(self.report)]
+            self.values += produced
+            for family in module.FAMILIES:
+                fed[family] = [v["key"] for v in produced]
+        for row in self.report.failed():  # every failed row, whether or not a card value reads it
+            self.failed.append({"row": row["name"], "error": row.error, "family": row.family,
+                                "keys": fed.get(row.family, [])})
+        return self
+
+    # --- output -----------------------------------------------------------------------------------
+    def device(self):
+        c = self.context
+        rows = self.report.all_rows
+        flagged = sum(1 for r in rows if r.get("clock_flagged"))
+        return {
+            "name": c.get("gpu_name", NOT_MEASURED),
+            "compute_capability": c.get("gpu_compute_capability"),
+            "sm_count": c.get("gpu_sm_count"),
+            "sm_clock_mhz_measured": c.get("gpu_sm_clock_mhz_measured"),
+            "sm_clock_mhz_max": c.get("gpu_sm_clock_mhz_max"),
+            "l2_bytes": c.get("gpu_l2_bytes"),
+            "dram_bandwidth_theoretical_gbs": c.get("gpu_dram_bandwidth_theoretical_gbs"),
+            "driver": c.get("cuda_driver_version"),
+            "runtime": c.get("cuda_runtime_version"),
+            "preset": c.get("gpubench_preset", "unknown"),
+            "cold_l2": c.get("gpubench_cold_l2"),
+            "other_gpu_processes": c.get("gpubench_other_gpu_processes", "unknown"),
+            "rows": sum(1 for r in rows if r.get("run_type") == "iteration"),
+            "rows_clock_flagged": flagged,
+            "date": c.get("date"),
+        }
+
+    def to_json(self):
+        card = {"device": self.device(), "values": self.values}
+        if self.failed:  # only when there are any: a clean run's card keeps its shape
+            card["failed_rows"] = self.failed
+        return card
+
+    def to_markdown(self, plots_note=""):
+        d = self.device()
+        lines = [f"# Micro-architecture card: {d['name']}", ""]
+        lines.append(f"sm_{str(d['compute_capability']).replace('.', '')}, {d['sm_count']} SMs, SM clock measured "
+                     f"{d['sm_clock_mhz_measured']} MHz (rated {d['sm_clock_mhz_max']}), L2 "
+                     f"{size_text(float(d['l2_bytes'] or 0))}, driver {d['driver']}, runtime "
+                     f"{d['runtime']}; preset {d['preset']}, {d['rows']} rows, {d['date']}.")
+        warnings = []
+        if d["other_gpu_processes"] not in ("none", "unknown"):
+            warnings.append(f"other processes used the GPU when the run started: {d['other_gpu_processes']}")
+        if d["rows_clock_flagged"]:
+            warnings.append(f"{d['rows_clock_flagged']} row(s) ran with the SM clock under 97% of rated or drifting "
+                            "over 1% (see their labels)")
+        if self.failed:
+            warnings.append(f"{len(self.failed)} row(s) failed; the values of their families may come from fewer rows "
+                            f"than asked, or read \"not measured\" (see \"{FAILED_SECTION}\")")
+        for warning in warnings:
+            lines += ["", f"**Warning:** {warning}."]
+        sections = []
+        for v in self.values:
+            if v["section"] not in sections:
+                sections.append(v["section"])
+        incomplete = {key for f in self.failed for key in f["keys"]}
+        for section in sections:
+            # ns and rates are in their sibling's text; the JSON keeps them as values of their own.
+            entries = [v for v in self.values if v["section"] == section
+                       and not v["key"].endswith((".ns", ".bytes_per_second"))]
+            if not entries:
+                continue
+            lines += ["", f"## {section}", "", "| quantity | value | from |", "|---|---|---|"]
+            for v in entries:
+                mark = " (rows of its family failed)" if v["key"] in incomplete else ""
+                if v["value"] is None:
+                    lines.append(f"| {v['label']} | {NOT_MEASURED}{mark} | - |")
+                else:
+                    text = v["text"] or f"{v['value']:.4g} {v['unit']}"
+                    lines.append(f"| {v['label']} | {text}{mark} | `{v['source']}` |")
+        if self.failed:
+            lines += ["", f"## {FAILED_SECTION}", "", "| row | error | values it would have fed |", "|---|---|---|"]
+            for f in self.failed:
+                keys = ", ".join(k for k in f["keys"] if not k.endswith((".ns", ".bytes_per_second"))) or "-"
+                lines.append(f"| `{f['row']}` | {f['error']} | {keys} |")
+        if plots_note:
+            lines += ["", plots_note]
+        return "\n".join(lines) + "\n"
+
+
+def write_plots(report, prefix):
+    """Figures next to the card; the note says what was written, or why none were and how to get them."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ("Plots: not drawn, matplotlib is not installed for this python3 "
+                f"({sys.executable}; Debian: `apt-get install python3-matplotlib`, or give gpubench "
+                "--gpubench_python=PATH), then run "
+                f"`{sys.executable} {os.path.abspath(__file__)} RUN.json --out {prefix} --plots`.")
+    from analysis import plots
+    device = report.context.get("gpu_name", "GPU")
+    wrote = []
+    for make, suffix in plots.FIGURES:
+        if make(plt, report, device, prefix + suffix):
+            wrote.append(os.path.basename(prefix + suffix))
+        plt.close("all")
+    return "Plots: " + ", ".join(wrote) + "." if wrote else "Plots: none, the run has no rows to plot."
+
+
+def read_card(path):
+    """The values of a .card.json (one GPU's or a host's), by key, or a UsageError."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise cli.UsageError(f"{path}: {e.strerror or e}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise cli.UsageError(f"{path}: not a card (not valid JSON)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+        raise cli.UsageError(f"{path}: not a card (no 'values'); cards are the .card.json files gpubench writes")
+    return {v["key"]: v for v in data["values"] if isinstance(v, dict) and v.get("value") is not None}
+
+
+def compare(paths, tolerance):
+    cards = [read_card(path) for path in paths]
+    shared = [key for key in cards[0] if key in cards[1]]
+    print(f"| value | {os.path.basename(paths[0])} | {os.path.basename(paths[1])} | difference |")
+    print("|---|---:|---:|---:|")
+    worst = 0.0
+    disagreeing = []
+    for key in shared:
+        a, b = cards[0][key], cards[1][key]
+        if "bracket" in a and "bracket" in b:
+            # Capacities: each run resolves the edge to its own grid; they agree when the brackets meet.
+            (a_low, a_high), (b_low, b_high) = a["bracket"], b["bracket"]
+            meet = a_low <= b_high and b_low <= a_high
+            if not meet:
+                disagreeing.append(key)
+            print(f"| {key} | {a_low:.5g} .. {a_high:.5g} | {b_low:.5g} .. {b_high:.5g} | "
+                  f"{'edges meet' if meet else '**edges apart**'} |")
+            continue
+        largest = max(abs(a["value"]), abs(b["value"]))
+        diff = abs(a["value"] - b["value"]) / largest if largest > 0 else 0.0
+        worst = max(worst, diff)
+        if diff > tolerance:
+            disagreeing.append(key)
+        print(f"| {key} | {a['value']:.5g} | {b['value']:.5g} | {diff:.2%}{' **over tolerance**' if diff > tolerance else ''} |")
+    print(f"\n{len(shared)} shared values; largest difference of a latency, rate or fraction {worst:.2%} "
+          f"(tolerance {tolerance:.0%}); values that disagree: {', '.join(disagreeing) if disagreeing else 'none'}.")
+    only = [k for k in cards[0] if k not in cards[1]] + [k for k in cards[1] if k not in cards[0]]
+    if only:
+        print("In one card only: " + ", ".join(only))
+    return 0 if not disagreeing else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", nargs="+", help="gpubench --benchmark_out JSON (or two cards with --compare)")
+    parser.add_argument("--out", help="prefix of the card files (default: the first JSON + .card)")
+    parser.add_argument("--plots", action="store_true", help="draw figures next to the card (needs matplotlib)")
+    parser.add_argument("--compare", action="store_true", help="compare two .card.json files")
+    parser.add_argument("--tolerance", type=float, default=0.02)
+    args = parser.parse_args()
+    if args.compare:
+        if len(args.json) != 2:
+            parser.error("--compare takes two .card.json files")
+        return compare(args.json, args.tolerance)
+    runs = [cli.load(path) for path in args.json]
+    devices = {run.context.get("gpu_name") for run in runs} - {None}
+    if len(devices) > 1:
+        raise cli.UsageError("the inputs come from different GPUs (" + ", ".join(sorted(devices)) +
+                             "); a card is one chip's")
+    parts = report_model.merge(runs).devices()
+    if not all(part.has_gpu() for _, part in parts):
+        raise cli.UsageError(f"{args.json[0]}: the run measured no GPU (its context has no gpu_name: a run without a "
+                             "GPU, or host rows only); a card describes a GPU")
+    prefix = args.out or args.json[0] + ".card"
+    cli.writable(prefix + ".md", "card")
+    if len(parts) == 1:
+        _, note = write_card(parts[0][1], prefix, args.plots)
+    else:
+        note = write_host_card(parts, prefix, args.plots)
+    if note:
+        print(f"card.py: {note}", file=sys.stderr)
+    print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
+    return 0
+
+
+def write_card(report, prefix, plots):
+    card = Card(report).build()
+    note = write_plots(report, prefix) if plots else ""
+    with open(prefix + ".json", "w") as f:
+        json.dump(card.to_json(), f, indent=1)
+    markdown = card.to_markdown(note)
+    with open(prefix + ".md", "w") as f:
+        f.write(markdown)
+    return (card, markdown), note
+
+
+def write_host_card(parts, prefix, plots):
+    """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), and PREFIX.md/.json
+    holding them all, the JSON's keys as gpu:N/key so that --compare pairs the same GPU's values."""
+    cards, texts, values, notes = [], [], [], []
+    for gpu, report in parts:
+        (card, markdown), note = write_card(report, f"{prefix}-gpu{gpu}", plots)
+        notes.append(note)
+        cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
+        texts.append(markdown.replace("# Micro-architecture card: ", f"# GPU {gpu}: ", 1))
+        values += [v | {"key": f"gpu:{gpu}/{v['key']}", "gpu": gpu} for v in card.values]
+    names = ", ".join(f"GPU {c['gpu']} {c['device']['name']}" for c in cards)
+    head = f"# Micro-architecture cards of one run over {len(cards)} GPUs\n\n{names}; one card per GPU below " \
+           f"(also `{os.path.basename(prefix)}-gpuN.md`).\n\n"
+    with open(prefix + ".md", "w") as f:
+        f.write(head + "\n".join(texts))
+    with open(prefix + ".json", "w") as f:
+        json.dump({"devices": cards, "values": values}, f, indent=1)
+    return "; ".join(n for n in notes if n)
+
+
+if __name__ == "__main__":
+    sys.exit(cli.main(main))

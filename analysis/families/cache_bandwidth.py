@@ -1,0 +1,43 @@
+"""CacheBandwidth: read bandwidth of L1, L2 and DRAM from the plateaus of the working-set sweep
+(docs/experiments/cache_bandwidth.md)."""
+from analysis.values import Value, mean_rows, median
+
+FAMILIES = ("CacheBandwidth",)
+ORDER = 51
+SECTION = "Bandwidth"
+
+
+def plateaus(report):
+    """L1, L2 and DRAM read bandwidth: the median of each plateau's rows, the plateaus placed by the GPU's
+    L2 size in the context. L1: ld.ca sets of up to 128 KiB per SM (inside any Hopper/Ampere L1); L2: ld.cg
+    (L1 bypassed) sets up to half of L2; DRAM: sets of at least twice L2."""
+    l2 = float(report.context.get("gpu_l2_bytes", 0) or 0)
+    rows = mean_rows(report.rows("CacheBandwidth", "bytes_per_second"))
+    if not rows or l2 <= 0:
+        return []
+    cached = [r for r in rows if r["run_name"].startswith("CacheBandwidth/read/")]
+    bypass = [r for r in rows if r["run_name"].startswith("CacheBandwidth/read_cg/")]
+    found = []
+    for name, plateau in (("L1", [r for r in cached if r["args"].get("KiB_per_sm", 0) <= 128]),
+                          ("L2", [r for r in bypass if r["working_set_bytes"] <= l2 / 2]),
+                          ("DRAM", [r for r in rows if r["working_set_bytes"] >= 2 * l2])):
+        if plateau:
+            found.append({"name": name, "bytes_per_second": median(r["bytes_per_second"] for r in plateau),
+                          "bytes_per_clock_per_sm": median(r.get("bytes_per_clock_per_sm", 0) for r in plateau),
+                          "rows": sorted(r["run_name"] for r in plateau)})
+    return found
+
+
+def card(report):
+    found = plateaus(report)
+    for level in found:
+        key = "bandwidth." + level["name"].lower()
+        source = f"CacheBandwidth ({len(level['rows'])} rows)"
+        yield Value(key + ".bytes_per_second", SECTION, f"{level['name']} read bandwidth", level["bytes_per_second"],
+                    "B/s", source)
+        yield Value(key + ".bytes_per_clock_per_sm", SECTION, f"{level['name']} read bandwidth",
+                    level["bytes_per_clock_per_sm"], "B/clk/SM", source,
+                    f"{level['bytes_per_second'] / 1e12:.2f} TB/s, {level['bytes_per_clock_per_sm']:.1f} bytes per "
+                    "clock per SM")
+    if not found:
+        yield Value.missing("bandwidth.levels", SECTION, "L1 / L2 / DRAM read bandwidth by working set", "B/s")

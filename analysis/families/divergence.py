@@ -1,0 +1,18 @@
+"""Divergence: how many times longer a warp takes when its lanes take N paths (docs/experiments/divergence.md)."""
+from analysis.values import Value
+
+FAMILIES = ("Divergence",)
+ORDER = 40
+SECTION = "Control flow and shared memory"
+
+
+def card(report):
+    paths = {int(r.args["paths"]): r for r in report.rows("Divergence/Paths", "slowdown")}
+    for count in (2, 32):
+        label = f"{count}-way divergent warp"
+        if count not in paths:
+            yield Value.missing(f"divergence.slowdown_{count}", SECTION, label, "x")
+            continue
+        row = paths[count]
+        yield Value(f"divergence.slowdown_{count}", SECTION, label, float(row["slowdown"]), "x", row.short_name,
+                    f"{float(row['slowdown']):.2f}x the converged warp, {float(row['cycles_per_path']):.0f} cycles per path")

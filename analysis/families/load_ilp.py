@@ -1,0 +1,29 @@
+"""LoadILP: one warp's bandwidth with 1 and up to 16 independent loads in flight per thread, and the
+latency Little's law implies (docs/experiments/load_ilp.md)."""
+from analysis.families import pointer_chase
+from analysis.values import Value, mean_rows
+
+FAMILIES = ("LoadILP",)
+ORDER = 61
+SECTION = "Memory-level parallelism"
+
+
+def card(report):
+    scalar = {r["args"]["loads"]: r for r in mean_rows(report.rows("LoadILP/scalar", "bytes_per_second"))
+              if r["args"].get("warps") == 1}
+    if 1 not in scalar or len(scalar) < 2:
+        yield Value.missing("mlp.juggler.speedup", SECTION, "one warp's loads in flight (LoadILP)", "x")
+        return
+    most = max(scalar)
+    speedup = scalar[most]["bytes_per_second"] / scalar[1]["bytes_per_second"]
+    dram = {level["name"]: level for level in pointer_chase.level_table(report, "PointerChase/direct", 128)}.get("DRAM")
+    text = (f"one warp: {scalar[1]['bytes_per_second'] / 1e9:.2f} GB/s with 1 load in flight per thread, "
+            f"{scalar[most]['bytes_per_second'] / 1e9:.2f} GB/s with {most} ({speedup:.1f}x)")
+    yield Value("mlp.juggler.speedup", SECTION, f"one warp, {most} loads in flight against 1 (LoadILP)", speedup, "x",
+                f"LoadILP/scalar/loads:1..{most}/warps:1 ({len(scalar)} rows)", text)
+    latency = scalar[1]["littles_law_ns"]
+    text = f"{latency:.0f} ns per load by Little's law at 1 load in flight"
+    if dram:
+        text += f"; the dependent chase's DRAM load-to-use latency: {dram['ns']:.0f} ns"
+    yield Value("mlp.juggler.littles_law_ns", SECTION, "streaming load latency (Little's law)", latency, "ns",
+                "LoadILP/scalar/loads:1/warps:1", text)

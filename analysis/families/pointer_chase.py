@@ -1,0 +1,150 @@
+"""PointerChase: load-to-use latency per memory level, capacity edges, latency by SM, TLB reach and the
+L1 edge under each carveout (docs/experiments/pointer_chase.md)."""
+import statistics
+from collections import defaultdict
+
+from analysis import levels
+from analysis.values import Value, size_text, span
+
+FAMILIES = ("PointerChase",)
+ORDER = 10
+MEMORY = "Memory latency"
+TLB = "TLB and carveout"
+
+
+def level_table(report, prefix, stride, names=None, tolerance=0.15, rule=None):
+    """Levels of one chase with cycles, ns and the spread of each level over repetitions. `rule` reads
+    the levels off the (size, cycles) points: levels.find_levels at `tolerance` by default."""
+    rows = levels.chase_rows(report, prefix, "cycles_per_load", stride)
+    if not rows:
+        return []
+    points = levels.points(report, prefix, "cycles_per_load", stride)
+    ns = dict(levels.points(report, prefix, "ns_per_load", stride))
+    found = rule(points) if rule else levels.find_levels(points, tolerance)
+    repetitions = defaultdict(lambda: defaultdict(list))  # repetition -> size -> cycles
+    for row in rows:
+        repetitions[row.get("repetition_index", 0)][levels.working_set(row)].append(row["cycles_per_load"])
+    for index, level in enumerate(found):
+        if names:
+            level["name"] = names[index] if index < len(names) else f"level {index + 1}"
+        level["ns"] = statistics.median(ns[s] for s in level["sizes"])
+        per_repetition = [statistics.median(statistics.mean(sizes[s]) for s in level["sizes"] if s in sizes)
+                          for sizes in repetitions.values() if any(s in sizes for s in level["sizes"])]
+        level["repetitions"] = len(per_repetition)
+        mean = statistics.mean(per_repetition)
+        level["spread"] = (max(per_repetition) - min(per_repetition)) / mean if mean else 0.0
+    return found
+
+
+def tlb_levels(report):
+    """TLB reach from the page-stride chase. A translation miss adds about 3% to an L2 hit, no more than
+    the spread between neighbouring sizes, so no tolerance separates them reliably: the reach is the
+    split that best fits one step (levels.find_step)."""
+    return level_table(report, "PointerChase/tlb", None, ["all pages mapped by the nearest TLB", "next TLB level"],
+                       rule=levels.find_step)
+
+
+def carveout_edges(report):
+    """{carveout percent: (first level, latency of the level above or None, rows)} from PointerChase/carveout."""
+    carveouts = defaultdict(list)
+    for row in levels.chase_rows(report, "PointerChase/carveout"):
+        carveouts[int(row.args["carveout"])].append(row)
+    edges = {}
+    for percent, rows in sorted(carveouts.items()):
+        by_size = defaultdict(list)
+        for row in rows:
+            by_size[levels.working_set(row)].append(float(row["cycles_per_load"]))
+        found = levels.find_levels(sorted((s, statistics.mean(c)) for s, c in by_size.items()))
+        if found:
+            edges[percent] = (found[0], found[1]["latency"] if len(found) > 1 else None, rows)
+    return edges
+
+
+def card(report):
+    yield from memory(report)
+    yield from shared(report)
+    yield from by_sm(report)
+    yield from tlb_and_carveout(report)
+
+
+def memory(report):
+    """Load-to-use latency per level from the direct chase (`p = *p`), the indexed chase's reading
+    beside it, and their difference: the address arithmetic the indexed loop adds per load."""
+    direct = {level["name"]: level for level in level_table(report, "PointerChase/direct", 128)}
+    indexed = {level["name"]: level for level in level_table(report, "PointerChase/cached", 128)}
+    for name in ("L1", "L2", "L2 (far)", "DRAM"):
+        key = "memory." + name.lower().replace(" (far)", "_far")
+        level, index_level = direct.get(name), indexed.get(name)
+        if level is None:
+            if name != "L2 (far)":
+                yield Value.missing(key + ".cycles", MEMORY, f"{name} load-to-use latency", "cycles")
+        else:
+            source = span("PointerChase/direct", level["sizes"], "/stride:128")
+            yield Value(key + ".cycles", MEMORY, f"{name} load-to-use latency", level["latency"], "cycles", source,
+                        f"{level['latency']:.1f} cycles, {level['ns']:.1f} ns")
+            yield Value(key + ".ns", MEMORY, f"{name} load-to-use latency (ns)", level["ns"], "ns", source)
+            if level["max_bytes"] is not None:
+                yield Value(key + ".capacity_bytes", MEMORY, f"{name} capacity edge", level["min_bytes"], "bytes",
+                            source, f"holds {size_text(level['min_bytes'])}, misses from {size_text(level['max_bytes'])}",
+                            bracket=(level["min_bytes"], level["max_bytes"]))
+        if index_level is not None:
+            source = span("PointerChase/cached", index_level["sizes"], "/stride:128")
+            text = f"{index_level['latency']:.1f} cycles"
+            if level is not None:
+                text += f", {index_level['latency'] - level['latency']:+.1f} for the index-to-address arithmetic"
+            yield Value(key + ".indexed_cycles", MEMORY, f"{name} latency, indexed chase", index_level["latency"],
+                        "cycles", source, text)
+
+
+def shared(report):
+    for prefix, key, label in (("PointerChase/shared_direct", "memory.shared.cycles", "shared-memory load-to-use latency"),
+                               ("PointerChase/shared", "memory.shared.indexed_cycles",
+                                "shared-memory latency, indexed chase")):
+        rows = report.rows(prefix, "cycles_per_load")
+        if not rows:
+            yield Value.missing(key, MEMORY, label, "cycles")
+            continue
+        cycles = statistics.median(float(r["cycles_per_load"]) for r in rows)
+        ns = statistics.median(float(r["ns_per_load"]) for r in rows)
+        yield Value(key, MEMORY, label, cycles, "cycles", span(prefix, [r.args["bytes"] for r in rows], "/stride:4"),
+                    f"{cycles:.1f} cycles, {ns:.1f} ns")
+
+
+def by_sm(report):
+    """The spread of a level's latency over the SMs the direct chase was pinned to."""
+    sets = {}
+    for row in report.rows("PointerChase/direct_sm", "cycles_per_load"):
+        sets.setdefault(int(row.args["bytes"]), []).append(row)
+    for size, rows in sorted(sets.items()):
+        cycles = [float(r["cycles_per_load"]) for r in rows]
+        low, high = min(cycles), max(cycles)
+        sms = sorted(int(r["sm"]) for r in rows)
+        yield Value(f"memory.by_sm.{size}.spread", MEMORY, f"latency by SM at {size_text(size)}", (high - low) / low,
+                    "of the fastest", f"PointerChase/direct_sm/bytes:{size}/stride:128/sm:{sms[0]}..{sms[-1]} "
+                                      f"({len(rows)} SMs)",
+                    f"{low:.1f} .. {high:.1f} cycles over {len(rows)} SMs ({(high - low) / low:.1%})")
+
+
+def tlb_and_carveout(report):
+    found = tlb_levels(report)
+    label = "TLB reach (2 MiB pages, L2-resident data)"
+    if len(found) >= 2:
+        first = found[0]
+        source = span("PointerChase/tlb", first["sizes"] + found[1]["sizes"], "/stride:2097152")
+        yield Value("tlb.reach_bytes", TLB, label, first["min_bytes"], "bytes", source,
+                    f"{size_text(first['min_bytes'])} .. {size_text(first['max_bytes'])}, then "
+                    f"+{found[1]['latency'] - first['latency']:.1f} cycles per load",
+                    bracket=(first["min_bytes"], first["max_bytes"]))
+    else:
+        yield Value.missing("tlb.reach_bytes", TLB, label, "bytes")
+    edges = carveout_edges(report)
+    for percent in (0, 50, 100):
+        label = f"L1 capacity with {percent}% preferred as shared"
+        if percent not in edges or edges[percent][0]["max_bytes"] is None:
+            yield Value.missing(f"carveout.{percent}.l1_bytes", TLB, label, "bytes")
+            continue
+        first, _, rows = edges[percent]
+        yield Value(f"carveout.{percent}.l1_bytes", TLB, label, first["min_bytes"], "bytes",
+                    span("PointerChase/carveout", [r.args["bytes"] for r in rows], f"/carveout:{percent}"),
+                    f"holds {size_text(first['min_bytes'])}, misses from {size_text(first['max_bytes'])}",
+                    bracket=(first["min_bytes"], first["max_bytes"]))

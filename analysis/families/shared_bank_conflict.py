@@ -1,0 +1,49 @@
+"""SharedBankConflict: cycles per conflict way, the bank model against CUPTI's wavefronts, and the
+transpose tile layouts (docs/experiments/shared_bank_conflict.md)."""
+import statistics
+
+from analysis.values import Value
+
+FAMILIES = ("SharedBankConflict",)
+ORDER = 41
+SECTION = "Control flow and shared memory"
+
+
+def conflict_degrees(report):
+    """(conflict degree, cycles per warp load) of the 4-byte stride rows (degree gcd(stride, 32)), or the
+    power-of-two ways of runs from before the stride sweep."""
+    ways = sorted((float(r["predicted_degree"]), float(r["cycles_per_load"]))
+                  for r in report.rows("SharedBankConflict/Stride", "cycles_per_load", bytes=4)
+                  if "predicted_degree" in r)
+    if not ways:
+        ways = sorted((int(r.args["ways"]), float(r["cycles_per_load"]))
+                      for r in report.rows("SharedBankConflict/Ways", "cycles_per_load"))
+    return ways
+
+
+def card(report):
+    ways = conflict_degrees(report)
+    if len({w for w, _ in ways}) >= 2:
+        # Least squares over the degrees: the cycles each extra conflicting word adds to a warp's load.
+        mean_w = statistics.mean(w for w, _ in ways)
+        mean_c = statistics.mean(c for _, c in ways)
+        slope = sum((w - mean_w) * (c - mean_c) for w, c in ways) / sum((w - mean_w) ** 2 for w, _ in ways)
+        yield Value("shared.cycles_per_conflict_way", SECTION, "shared-memory bank conflict", slope, "cycles per way",
+                    f"SharedBankConflict 4-byte loads, degree {ways[0][0]:.0f}..{ways[-1][0]:.0f} ({len(ways)} rows)",
+                    f"{slope:.2f} cycles per way (degree 1: {ways[0][1]:.2f}, {ways[-1][0]:.0f}: "
+                    f"{ways[-1][1]:.2f} cycles per warp load)")
+    else:
+        yield Value.missing("shared.cycles_per_conflict_way", SECTION, "shared-memory bank conflict", "cycles per way")
+    patterns = [r for r in report.rows("SharedBankConflict", "wavefronts_per_load") if "predicted_wavefronts" in r]
+    if patterns:
+        agree = [r for r in patterns if abs(float(r["wavefronts_per_load"]) - float(r["predicted_wavefronts"]))
+                 <= 0.01 * float(r["predicted_wavefronts"])]
+        yield Value("shared.model_agreement", SECTION, "bank model against CUPTI wavefronts", len(agree) / len(patterns),
+                    "of patterns", f"SharedBankConflict ({len(patterns)} rows)",
+                    f"{len(agree)} of {len(patterns)} access patterns took the predicted wavefronts (within 1%)")
+    tiles = {r.case.split("/")[1]: float(r["cycles_per_load"])
+             for r in report.rows("SharedBankConflict/Transpose", "cycles_per_load")}
+    if tiles:
+        yield Value("shared.transpose_column_read", SECTION, "tile column read (transpose)", tiles.get("naive"),
+                    "cycles per warp load", "SharedBankConflict/Transpose",
+                    ", ".join(f"{name} {cycles:.2f}" for name, cycles in sorted(tiles.items())) + " cycles per warp load")

@@ -1,0 +1,230 @@
+"""The report model: one or several gpubench JSON files as rows of data.
+
+Every script of the package reads runs through this module and nothing else parses a row's name.
+A row is the dict Google Benchmark wrote (its counters under their names), with attributes:
+
+    family      "PointerChase"            the family that registered it
+    case        "direct"                  the rest of its registered name ("" for none)
+    registered  "PointerChase/direct"
+    args        {"bytes": 16384, "stride": 128}   typed (int, else float, else str)
+    gpu         0, 1, ... in a run over several GPUs; None in a one-GPU run or for host rows
+    error       the error message of a failed or interrupted row, else None
+    skipped     the reason of a skipped row, else None
+
+gpubench writes each row's family, case, arguments and GPU into the row (`gpubench`), and the table
+of every counter a row can carry into the report (`gpubench.counters`). Runs from before that carry
+neither; their names are parsed here, in `parse_name`, the one place that does.
+"""
+import json
+import os
+import re
+
+from analysis.values import short
+
+# Suffixes Google Benchmark appends after a row's arguments: not arguments of the experiment.
+BENCHMARK_SUFFIX_KEYS = {"min_time", "min_warmup_time", "iterations", "repeats"}
+TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
+GPU_TAG = re.compile(r"^gpu:(\d+)$")
+
+
+class ReportError(Exception):
+    """What is wrong with an input, in one line."""
+
+
+def typed(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_name(name):
+    """(registered name, {arg: value}, gpu or None) of a row name such as
+    "Stream/read/gpu:1/bytes_per_thread:16/min_time:0.100/manual_time"."""
+    registered, args, gpu = [], {}, None
+    for segment in name.split("/"):
+        key, colon, value = segment.partition(":")
+        if not colon:
+            if segment in TIME_SUFFIXES or args:
+                continue
+            registered.append(segment)
+        elif GPU_TAG.match(segment) and gpu is None:
+            gpu = int(value)
+        elif key not in BENCHMARK_SUFFIX_KEYS:
+            args[key] = typed(value)
+    return "/".join(registered), args, gpu
+
+
+class Row(dict):
+    """One benchmark row: the dict as written (GPU tag taken off its names) and what it is, as data."""
+
+    def __init__(self, raw):
+        super().__init__(raw)
+        described = raw.get("gpubench")
+        if isinstance(described, dict):
+            self.registered = described.get("registered", "")
+            self.args = dict(described.get("args", {}))
+            self.gpu = described.get("gpu")
+        else:
+            self.registered, self.args, self.gpu = parse_name(raw.get("run_name") or raw.get("name", ""))
+        self.family, _, self.case = self.registered.partition("/")
+        self.full_name = raw.get("run_name", raw.get("name", ""))  # as written: GPU tag kept
+        if self.gpu is not None:
+            tag = f"/gpu:{self.gpu}"
+            for field in ("name", "run_name"):
+                if field in self:
+                    self[field] = self[field].replace(tag, "", 1)
+        self.error = raw.get("error_message", "error") if raw.get("error_occurred") else None
+        self.skipped = raw.get("skip_message", "skipped") if raw.get("skipped") else None
+        self.aggregate = raw.get("run_type") == "aggregate"
+
+    @property
+    def ok(self):
+        """A finished, non-aggregate row with measurements."""
+        return not (self.error or self.skipped or self.aggregate)
+
+    @property
+    def short_name(self):
+        """The name without Google Benchmark's time suffix."""
+        return short(self.get("name", self.get("run_name", "")))
+
+    def matches(self, prefix):
+        """Registered as `prefix` or below it ("PointerChase" matches "PointerChase/direct")."""
+        return self.registered == prefix or self.registered.startswith(prefix + "/")
+
+    def value(self, key, default=None):
+        """A counter as float (None when the row lacks it)."""
+        return float(self[key]) if key in self else default
+
+
+class Report:
+    """The rows and context of one run (or several merged), for one GPU or for all of them."""
+
+    def __init__(self, context, rows, counter_table=None, gpu=None, sources=()):
+        self.context = context
+        self.all_rows = rows
+        self.counter_table = counter_table or {}
+        self.gpu = gpu
+        self.sources = list(sources)
+
+    # -- selection -----------------------------------------------------------------------------
+    def rows(self, prefix="", metric=None, **args):
+        """The finished rows registered as `prefix` or below it (all with ""), that carry `metric` when
+        given and whose arguments equal `args` (compared as numbers where both are)."""
+        chosen = []
+        for row in self.all_rows:
+            if not row.ok or (prefix and not row.matches(prefix)) or (metric and metric not in row):
+                continue
+            if all(key in row.args and _same(row.args[key], want) for key, want in args.items()):
+                chosen.append(row)
+        return chosen
+
+    def failed(self, prefix=""):
+        """Rows that ended in an error (or were interrupted), registered as `prefix` or below it."""
+        return [r for r in self.all_rows if r.error and (not prefix or r.matches(prefix))]
+
+    @property
+    def benchmarks(self):
+        return self.all_rows
+
+    def iterations(self):
+        return [r for r in self.all_rows if r.get("run_type") == "iteration"]
+
+    def has_gpu(self):
+        return bool(self.context.get("gpu_name"))
+
+    # -- counters ------------------------------------------------------------------------------
+    def describe(self, counter):
+        """The run's description of a counter ({"unit", "meaning", "kind", ...}), or None."""
+        return self.counter_table.get(counter)
+
+    def fixed_counters(self):
+        """Counters the code and its inputs fix (instructions, conflicts, bytes): any change is a change
+        of the code, by the run's own table."""
+        return {name for name, spec in self.counter_table.items() if spec.get("kind") == "fixed"}
+
+    # -- several GPUs --------------------------------------------------------------------------
+    def devices(self):
+        """[(gpu, Report)] in run order: each GPU's rows and context (its /gpu:N keys as plain keys) with
+        the host rows. A one-GPU run: [(None, self)]."""
+        listed = self.context.get("gpubench_devices")
+        if not listed:
+            return [(None, self)]
+        parts = []
+        for gpu in (int(g) for g in str(listed).split(",")):
+            tag = f"/gpu:{gpu}"
+            own = {k: v for k, v in self.context.items() if not re.search(r"/gpu:\d+$", k)}
+            own.update({k[:-len(tag)]: v for k, v in self.context.items() if k.endswith(tag)})
+            rows = [r for r in self.all_rows if r.gpu is None or r.gpu == gpu]
+            parts.append((gpu, Report(own, rows, self.counter_table, gpu, self.sources)))
+        return parts
+
+
+def _same(a, b):
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def read_json(path):
+    """One gpubench JSON file as a dict, or ReportError saying in one line why not."""
+    if os.path.isdir(path):
+        raise ReportError(f"{path}: is a directory, not a gpubench JSON file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ReportError(f"{path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{path}: not a text file, not a gpubench JSON report") from None
+    if not text.strip():
+        raise ReportError(f"{path}: empty file, not a gpubench JSON report")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: not valid JSON (truncated or damaged?): {e.msg} at line {e.lineno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
+            or not isinstance(data.get("context"), dict):
+        raise ReportError(f"{path}: valid JSON but not a Google Benchmark report (no 'context' and 'benchmarks')")
+    context = data["context"]
+    if not any(k.startswith(("gpu_", "gpubench_")) for k in context):
+        raise ReportError(f"{path}: a Google Benchmark report, but not gpubench's (its context has no gpu_ or "
+                          "gpubench_ keys)")
+    return data
+
+
+def counter_table_of(data):
+    table = data.get("gpubench", {}).get("counters", []) if isinstance(data.get("gpubench"), dict) else []
+    return {entry["name"]: entry for entry in table if isinstance(entry, dict) and "name" in entry}
+
+
+def load(paths):
+    """One Report of every row of `paths` (merged; the first context that has one wins)."""
+    if isinstance(paths, str):
+        paths = [paths]
+    return merge([load_one(path) for path in paths])
+
+
+def load_one(path):
+    data = read_json(path)
+    return Report(data["context"], [Row(raw) for raw in data["benchmarks"] if isinstance(raw, dict)],
+                  counter_table_of(data), sources=[path])
+
+
+def merge(reports):
+    """Several runs' rows as one report: the first non-empty context, every counter described."""
+    table = {}
+    for report in reports:
+        for name, entry in report.counter_table.items():
+            table.setdefault(name, entry)
+    context = next((r.context for r in reports if r.context), {})
+    return Report(context, [row for r in reports for row in r.all_rows], table,
+                  sources=[s for r in reports for s in r.sources])
+
+
+def from_dict(data):
+    """A Report of an in-memory report dict (tests and synthetic runs)."""
+    return Report(data.get("context", {}), [Row(raw) for raw in data.get("benchmarks", [])], counter_table_of(data))

@@ -1,0 +1,65 @@
+"""A value of the card, and the formatting every family's rules share."""
+import statistics
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+
+
+class Value(dict):
+    """One quantity of the card: key, section, label, value, unit, the rows it came from (source) and
+    its text. bracket: for a capacity, [last size below the edge, first size past it]: a sweep resolves
+    an edge only to its grid, so two runs agree when their brackets meet. value None: not measured."""
+
+    def __init__(self, key, section, label, value, unit, source, text=None, bracket=None):
+        super().__init__(key=key, section=section, label=label, value=value, unit=unit, source=source, text=text)
+        if bracket:
+            self["bracket"] = [float(b) for b in bracket]
+
+    @classmethod
+    def missing(cls, key, section, label, unit=""):
+        return cls(key, section, label, None, unit, None)
+
+
+def size_text(size):
+    for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{size:.0f} B"
+
+
+def span(registered, sizes, rest=""):
+    """"PointerChase/cached/bytes:16384..196608/stride:128 (4 rows)": the rows of a sweep over sizes."""
+    sizes = sorted(int(s) for s in sizes)
+    text = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}..{sizes[-1]}"
+    return f"{registered}/bytes:{text}{rest} ({len(sizes)} row{'s' if len(sizes) > 1 else ''})"
+
+
+def short(name):
+    """A row name without Google Benchmark's time suffix."""
+    for suffix in ("/manual_time", "/real_time"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+def median(values):
+    values = list(values)
+    return statistics.median(values) if values else None
+
+
+def mean_rows(rows):
+    """Rows of the same case (repetitions) averaged: one dict per run name with every numeric field's
+    mean, its run_name, and the first row's arguments as `args`."""
+    by_name = {}
+    for row in rows:
+        by_name.setdefault(row["run_name"], []).append(row)
+    merged = []
+    for same in by_name.values():
+        entry = {key: statistics.mean(float(r[key]) for r in same)
+                 for key in same[0] if isinstance(same[0][key], (int, float)) and not isinstance(same[0][key], bool)}
+        entry["run_name"] = same[0]["run_name"]
+        entry["args"] = same[0].args
+        merged.append(entry)
+    return merged
