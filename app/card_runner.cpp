@@ -21,43 +21,113 @@ std::string directory_of(const std::string& path) {
 
 // Where card.py lives: $GPUBENCH_ANALYSIS_DIR, the installed share/gpubench/analysis beside the
 // binary's bin/, or the source tree this binary was built from.
-std::string card_script(const char* argv0) {
+std::string card_script() {
   if (const char* dir = std::getenv("GPUBENCH_ANALYSIS_DIR"); dir != nullptr && *dir != '\0')
     return std::string(dir) + "/card.py";
   char self[PATH_MAX] = {};
   const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  const std::string binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
-  const std::string installed = directory_of(binary) + "/../share/gpubench/analysis/card.py";
-  if (exists(installed)) return installed;
+  const std::string installed =
+      directory_of(std::string(self, static_cast<std::size_t>(length > 0 ? length : 0))) +
+      "/../share/gpubench/analysis/card.py";
+  if (length > 0 && exists(installed)) return installed;
   return std::string(GPUBENCH_SOURCE_ANALYSIS_DIR) + "/card.py";
+}
+
+// Runs `argv` with its stdout and stderr into `output` (stdin closed); returns its exit status, 127
+// when it could not start.
+int run(const std::vector<std::string>& argv, std::string* output) {
+  int pipe_ends[2];
+  if (pipe(pipe_ends) != 0) return 127;
+  const pid_t child = fork();
+  if (child < 0) return 127;
+  if (child == 0) {
+    dup2(pipe_ends[1], STDOUT_FILENO);
+    dup2(pipe_ends[1], STDERR_FILENO);
+    close(pipe_ends[0]);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(pipe_ends[1]);
+  char buffer[4096];
+  ssize_t got = 0;
+  while ((got = read(pipe_ends[0], buffer, sizeof buffer)) > 0)
+    if (output != nullptr) output->append(buffer, static_cast<std::size_t>(got));
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+bool runs(const std::string& python) { return run({python, "-c", "import sys"}, nullptr) == 0; }
+bool has_matplotlib(const std::string& python) { return run({python, "-c", "import matplotlib"}, nullptr) == 0; }
+
+// The user's Python if given; else the first candidate with matplotlib, else the first that runs.
+// Candidates: the one CMake found at configure time, python3 on PATH, /usr/bin/python3.
+std::string choose_python(const std::string& chosen, std::string* why) {
+  if (!chosen.empty()) {
+    *why = "as asked";
+    return runs(chosen) ? chosen : std::string();
+  }
+  const std::vector<std::string> candidates = {GPUBENCH_CONFIGURED_PYTHON, "python3", "/usr/bin/python3"};
+  std::string first;
+  for (const std::string& python : candidates) {
+    if (python.empty() || !runs(python)) continue;
+    if (has_matplotlib(python)) {
+      *why = "the first with matplotlib";
+      return python;
+    }
+    if (first.empty()) first = python;
+  }
+  *why = "none has matplotlib";
+  return first;
+}
+
+std::string last_line(const std::string& text) {
+  std::string trimmed = text;
+  while (!trimmed.empty() && trimmed.back() == '\n') trimmed.pop_back();
+  const auto newline = trimmed.find_last_of('\n');
+  return newline == std::string::npos ? trimmed : trimmed.substr(newline + 1);
 }
 
 }  // namespace
 
-std::string make_card(const std::string& json, const std::string& prefix, const char* argv0, bool* ok) {
-  *ok = false;
-  const std::string script = card_script(argv0);
-  if (!exists(script)) return "no card: " + script + " not found (set GPUBENCH_ANALYSIS_DIR)";
-  const pid_t child = fork();
-  if (child < 0) return "no card: could not start python3";
-  if (child == 0) {
-    // The card's own progress and warnings go to stderr; stdout stays the run's.
-    dup2(STDERR_FILENO, STDOUT_FILENO);
-    execlp("python3", "python3", script.c_str(), json.c_str(), "--out", prefix.c_str(), "--plots",
-           static_cast<char*>(nullptr));
-    _exit(127);
+CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python) {
+  CardResult result;
+  const std::string script = card_script();
+  if (!exists(script)) {
+    result.message = "no card: " + script + " not found (set GPUBENCH_ANALYSIS_DIR)";
+    return result;
   }
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return WIFEXITED(status) && WEXITSTATUS(status) == 127
-               ? std::string("no card: python3 not found; rebuild it with: python3 ") + script + " " + json
-               : "no card: card.py failed (exit " + std::to_string(WEXITSTATUS(status)) + ")";
+  std::string why;
+  const std::string interpreter = choose_python(python, &why);
+  if (interpreter.empty()) {
+    result.message = python.empty() ? "no card: no python3 found (install python3, or give --gpubench_python=PATH); "
+                                      "rebuild it later with: python3 " + script + " " + json
+                                    : "no card: --gpubench_python=" + python + " does not run";
+    return result;
+  }
+  std::string output;
+  const int status = run({interpreter, script, json, "--out", prefix, "--plots"}, &output);
+  if (status != 0) {
+    result.message = "no card: " + (last_line(output).empty() ? "card.py exited " + std::to_string(status)
+                                                               : last_line(output));
+    return result;
+  }
   std::ifstream markdown(prefix + ".md");
   std::ostringstream text;
   text << markdown.rdbuf();
-  *ok = true;
-  return text.str();
+  result.ok = true;
+  result.markdown = text.str();
+  // card.py says on stderr whether it drew the plots ("card.py: Plots: ..."): pass that line on.
+  std::string plots;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("card.py: Plots", 0) == 0) plots = line.substr(9);
+  result.message = "card by " + interpreter + " (" + why + ")" + (plots.empty() ? "" : "; " + plots);
+  return result;
 }
 
 }  // namespace gpubench::app

@@ -1,13 +1,20 @@
-// The run's ending: the micro-architecture card, built by bench/analysis/card.py from the JSON the
-// run wrote (one implementation of every rule, in Python, shared with the analysis scripts).
+// The run's ending: the micro-architecture card, built by analysis/card.py from the JSON the run wrote
+// (one implementation of every rule, in Python, shared with the analysis scripts), by a Python that
+// has the packages the card needs.
 #pragma once
 
 #include <string>
 
 namespace gpubench::app {
 
-// Runs card.py on `json` writing `prefix`.md / .json (and plots where matplotlib exists); returns the
-// card's Markdown, or a one-line reason it could not be made.
-std::string make_card(const std::string& json, const std::string& prefix, const char* argv0, bool* ok);
+struct CardResult {
+  bool ok = false;
+  std::string markdown;  // the card, when ok
+  std::string message;   // one line: why there is no card, or which Python made it and whether it drew plots
+};
+
+// Runs card.py on `json` writing `prefix`.md / .json (and plots where matplotlib exists). `python`:
+// the user's choice (--gpubench_python or GPUBENCH_PYTHON), or empty to find one.
+CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python);
 
 }  // namespace gpubench::app

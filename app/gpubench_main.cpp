@@ -2,11 +2,12 @@
 // the end, the micro-architecture card derived from the run's own rows.
 #include "app/card_runner.h"
 #include "app/gpu_processes.h"
+#include "app/json_report.h"
 #include "app/selection.h"
 #include "common/benchmark_compat.h"
 #include "common/cupti/counter_selection.h"
 #include "common/cupti/counter_session.h"
-#include "common/cupti/metric_table.h"
+#include "common/counter_catalog.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/options.h"
 #include "common/detail/run_control.h"
@@ -24,30 +25,6 @@
 #include <vector>
 
 namespace {
-
-void print_counter_table() {
-  std::vector<std::string> metrics;
-  std::size_t name_width = 7, unit_width = 4, metric_width = 26;
-  for (const gpubench::MetricSpec& spec : gpubench::metric_table()) {
-    std::string metric = spec.perfworks;
-    if (spec.scale != 1.0) metric += " x " + std::to_string(static_cast<int>(spec.scale));
-    if (spec.per != nullptr) metric += std::string(" / ") + (spec.per_plus ? "(" : "") + spec.per;
-    if (spec.per_plus != nullptr) metric += std::string(" + ") + spec.per_plus + ")";
-    name_width = std::max(name_width, std::strlen(spec.name));
-    unit_width = std::max(unit_width, std::strlen(spec.unit));
-    metric_width = std::max(metric_width, metric.size());
-    metrics.push_back(metric);
-  }
-  const auto row = [&](const char* name, const char* unit, const char* metric, const char* meaning) {
-    std::printf("%-*s  %-*s  %-*s  %s\n", static_cast<int>(name_width), name, static_cast<int>(unit_width), unit,
-                static_cast<int>(metric_width), metric, meaning);
-  };
-  row("counter", "unit", "Perfworks metric (x scale)", "meaning");
-  for (std::size_t i = 0; i < gpubench::metric_table().size(); ++i) {
-    const gpubench::MetricSpec& spec = gpubench::metric_table()[i];
-    row(spec.name, spec.unit, metrics[i].c_str(), spec.description);
-  }
-}
 
 void print_help() {
   std::fputs(gpubench::options_usage().c_str(), stdout);
@@ -79,26 +56,33 @@ void describe_gpu(int device, const std::string& key_suffix) {
   benchmark::AddCustomContext("gpubench_other_gpu_processes" + key_suffix, others);
 }
 
-// Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 128+signal interrupted.
-int finish(const gpubench::Options& options, char** argv) {
+// Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 4 the card asked for
+// could not be made; 128+signal interrupted.
+int finish(const gpubench::Options& options, bool gpu_rows_ran) {
   gpubench::detail::finish_progress();
   const int failed = gpubench::failed_benchmarks();
   if (failed > 0) std::fprintf(stderr, "gpubench: %d benchmark(s) failed; see ERROR rows above\n", failed);
-  const bool json_out = !options.out.empty();
+  const bool json_out = !options.out.empty() && options.out_format == "json";
+  bool card_failed = false;
   if (options.card != "none" && (json_out || !options.card.empty())) {
     if (!json_out) {
-      std::fprintf(stderr, "gpubench: no card: it is built from the JSON; add --benchmark_out=FILE\n");
+      std::fprintf(stderr, "gpubench: no card: it is built from the JSON report; add --benchmark_out=FILE "
+                           "(JSON)\n");
+      card_failed = true;
+    } else if (!gpu_rows_ran) {
+      std::fprintf(stderr, "gpubench: no card: no GPU row ran (a card describes a GPU)\n");
     } else {
       const std::string prefix = options.card.empty() ? options.out + ".card" : options.card;
-      bool ok = false;
-      const std::string card = gpubench::app::make_card(options.out, prefix, argv[0], &ok);
-      if (ok) {
+      const gpubench::app::CardResult card = gpubench::app::make_card(options.out, prefix, options.python);
+      if (card.ok) {
         // The card follows the console table; with JSON or CSV on stdout it goes to stderr instead.
         std::FILE* stream = options.format == "console" ? stdout : stderr;
-        std::fprintf(stream, "\n%s\ngpubench: card written to %s.md and %s.json\n", card.c_str(), prefix.c_str(),
-                     prefix.c_str());
+        std::fprintf(stream, "\n%s\n", card.markdown.c_str());
+        std::fprintf(stderr, "gpubench: card written to %s.md and %s.json; %s\n", prefix.c_str(), prefix.c_str(),
+                     card.message.c_str());
       } else {
-        std::fprintf(stderr, "gpubench: %s\n", card.c_str());
+        std::fprintf(stderr, "gpubench: %s\n", card.message.c_str());
+        card_failed = true;
       }
     }
   }
@@ -106,7 +90,7 @@ int finish(const gpubench::Options& options, char** argv) {
     std::fprintf(stderr, "gpubench: interrupted; the rows that finished are in the report\n");
     return 128 + signal;
   }
-  return failed > 0 ? 3 : 0;
+  return failed > 0 ? 3 : card_failed ? 4 : 0;
 }
 
 }  // namespace
@@ -117,14 +101,19 @@ int main(int argc, char** argv) {
   gpubench::Options options;
   try {
     options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"),
-                                      std::getenv("GPUBENCH_PRESET"));
+                                      std::getenv("GPUBENCH_PRESET"), std::getenv("GPUBENCH_PYTHON"));
     gpubench::CounterSession::get().configure(gpubench::CounterSelection::parse(options.counters));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;
   }
-  if (options.list_counters) {
-    print_counter_table();
+  if (!options.list_counters.empty()) {
+    const std::string& format = options.list_counters;
+    std::fputs((format == "markdown" ? gpubench::counter_catalog_markdown()
+                : format == "json"   ? gpubench::counter_catalog_json() + "\n"
+                                     : gpubench::counter_catalog_text())
+                   .c_str(),
+               stdout);
     return 0;
   }
   const gpubench::Preset preset = options.full ? gpubench::Preset::kFull : gpubench::Preset::kQuick;
@@ -209,11 +198,18 @@ int main(int argc, char** argv) {
 
   gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
   gpubench::detail::install_interrupt_handlers();
-  benchmark::RunSpecifiedBenchmarks();
+  // The JSON report carries gpubench's data (each row's arguments, the counter catalog).
+  gpubench::app::JsonReport json_report;
+  if (!options.out.empty() && options.out_format == "json") {
+    benchmark::RunSpecifiedBenchmarks(nullptr, &json_report);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   gpubench::CounterSession::get().close();
   gpubench::GpuSession::close();
-  return finish(options, argv);
+  const bool gpu_rows_selected = gpubench::app::host_only(selected).size() < selected.size();
+  return finish(options, gpu_rows_selected);
 }

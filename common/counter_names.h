@@ -1,4 +1,5 @@
-// Every user-counter name the harness emits, in one place, so JSON consumers and tests agree.
+// The names of the counters the harness itself writes (every counter a row can carry, with its unit and
+// meaning, is in common/counter_catalog.h).
 #pragma once
 
 #include <string>

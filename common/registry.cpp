@@ -1,5 +1,6 @@
 #include "common/registry.h"
 
+#include "common/counter_catalog.h"
 #include "common/cupti/counter_session.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/run_control.h"
@@ -59,12 +60,21 @@ std::vector<Registration>& registration_list() {
 
 // The wrapper every registered body runs in: progress, the interrupt, the case's identity for run(),
 // and exceptions as the row's error.
-BenchmarkBody guarded(const Registration& registration, std::size_t arg_count, BenchmarkBody body) {
+// A counter the catalog does not describe: the row fails, naming it (the catalog is how JSON readers
+// learn its unit and meaning).
+std::string undescribed_counters(const benchmark::State& state) {
+  std::string names;
+  for (const auto& [name, value] : state.counters)
+    if (!describe_counter(name)) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
   auto counters = std::make_shared<detail::CaseCounters>();
-  return [registration, arg_count, counters, body = std::move(body)](benchmark::State& state) {
+  return [registration, counters, body = std::move(body)](benchmark::State& state) {
     std::vector<std::int64_t> args;
     std::string case_key = registration.name;
-    for (std::size_t i = 0; i < arg_count; ++i) {
+    for (std::size_t i = 0; i < registration.arg_names.size(); ++i) {
       args.push_back(state.range(i));
       case_key += "/" + std::to_string(args.back());
     }
@@ -73,10 +83,12 @@ BenchmarkBody guarded(const Registration& registration, std::size_t arg_count, B
       state.SkipWithError("interrupted");
       return;
     }
-    detail::RunningCaseScope scope({counters.get(), std::move(args)});
+    detail::RunningCaseScope scope({counters.get(), std::move(args), &registration.arg_names});
     try {
       if (registration.device >= 0) move_session_to(registration.device);
       body(state);
+      if (const std::string names = undescribed_counters(state); !names.empty())
+        throw std::logic_error("counter(s) " + names + " not described: add them to the family's GPUBENCH_COUNTERS");
     } catch (const std::exception& e) {
       if (!detail::interrupted()) ++g_failed;
       state.SkipWithError(detail::interrupted() ? "interrupted" : e.what());
@@ -86,10 +98,10 @@ BenchmarkBody guarded(const Registration& registration, std::size_t arg_count, B
 
 Benchmark* register_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
                               BenchmarkBody body, const std::string& family, bool needs_gpu, int device) {
-  Registration registration{name, family.empty() ? name.substr(0, name.find('/')) : family, needs_gpu, device};
+  Registration registration{name, family.empty() ? name.substr(0, name.find('/')) : family, needs_gpu, device,
+                            arg_names};
   registration_list().push_back(registration);
-  Benchmark* benchmark =
-      benchmark::RegisterBenchmark(name.c_str(), guarded(registration, arg_names.size(), std::move(body)));
+  Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();
   if (!arg_names.empty()) benchmark->ArgNames(arg_names);
   return benchmark;
@@ -120,6 +132,20 @@ const Registration* registration_of(const std::string& instance_name) {
 }
 
 int failed_benchmarks() { return g_failed.load(); }
+
+std::int64_t arg(const benchmark::State& state, const std::string& name) {
+  const detail::RunningCase* running = detail::running_case();
+  if (running != nullptr && running->arg_names != nullptr) {
+    const std::vector<std::string>& names = *running->arg_names;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return state.range(static_cast<int>(i));
+  }
+  std::string known;
+  if (running != nullptr && running->arg_names != nullptr)
+    for (const std::string& n : *running->arg_names) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("this row has no argument '" + name + "' (it has: " + (known.empty() ? "none" : known) +
+                              ")");
+}
 
 std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices) {
   std::vector<std::string> names;

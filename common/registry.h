@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -37,6 +38,7 @@ struct Registration {
   std::string family;
   bool needs_gpu;
   int device = -1;  // the GPU the row runs on; -1: the session's
+  std::vector<std::string> arg_names;
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -45,6 +47,11 @@ const Registration* registration_of(const std::string& instance_name);
 
 // Benchmarks that ended in an error in this process (gpubench's exit status).
 int failed_benchmarks();
+
+// The running row's argument registered as `name` (args.get("MiB") of nvbench's axes): experiments
+// read their arguments by name, never by position. Throws std::invalid_argument naming the argument
+// and the ones the row has when it has no such argument.
+std::int64_t arg(const benchmark::State& state, const std::string& name);
 
 enum class Preset { kQuick, kFull };
 

@@ -6,6 +6,7 @@
 #include "common/benchmark_compat.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -59,11 +60,11 @@ Launch normalize_launch(int dl, int g, int u, unsigned blocks, unsigned threads,
 // args: dl, g (0: base), u, warps per block, input as a percentage of L2.
 void normalize(benchmark::State& state, bool grouped) {
   static ArgCache<Vectors> vectors;
-  const int dl = static_cast<int>(state.range(0));
-  const int g = grouped ? static_cast<int>(state.range(1)) : 0;
-  const int u = grouped ? static_cast<int>(state.range(2)) : 1;
-  const int warps = static_cast<int>(state.range(grouped ? 3 : 1));
-  const std::int64_t l2_percent = state.range(grouped ? 4 : 2);
+  const int dl = static_cast<int>(arg(state, "dl"));
+  const int g = grouped ? static_cast<int>(arg(state, "g")) : 0;
+  const int u = grouped ? static_cast<int>(arg(state, "u")) : 1;
+  const int warps = static_cast<int>(arg(state, "warps"));
+  const std::int64_t l2_percent = arg(state, "l2_pct");
   const std::size_t n = device().l2_bytes * static_cast<std::size_t>(l2_percent) / 100 / (sizeof(float) * dl);
   const std::size_t floats = n * static_cast<std::size_t>(dl);
   Vectors& v = vectors.get({static_cast<std::int64_t>(floats)}, [&] { return Vectors(floats); });
@@ -85,7 +86,6 @@ void normalize(benchmark::State& state, bool grouped) {
   if (result.counter("dram_read_bytes"))
     state.counters["dram_bytes_per_second"] = per_second("dram_read_bytes", "dram_write_bytes");
   state.counters["vectors"] = static_cast<double>(n);
-  state.counters["warps_per_block"] = warps;
 }
 
 GPUBENCH_FAMILY(Normalize) {
@@ -107,6 +107,13 @@ GPUBENCH_FAMILY(Normalize) {
     }
   }
 }
+
+GPUBENCH_COUNTERS(Normalize,
+                  {"vectors", "vectors", CounterKind::kFixed, "vectors the launch normalizes"},
+                  {"l2_bytes_per_second", "B/s", CounterKind::kMeasured,
+                   "L2 traffic (l2_read_bytes + l2_write_bytes) per second of GPU time"},
+                  {"dram_bytes_per_second", "B/s", CounterKind::kMeasured,
+                   "DRAM traffic (dram_read_bytes + dram_write_bytes) per second of GPU time"});
 
 }  // namespace
 }  // namespace gpubench

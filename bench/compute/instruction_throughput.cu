@@ -5,6 +5,7 @@
 #include "common/benchmark_compat.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -33,8 +34,8 @@ struct Buffers {
 template <class I>
 void throughput(benchmark::State& state) {
   static ArgCache<Buffers<I>> buffers;
-  const int ilp = static_cast<int>(state.range(0));
-  const int warps = static_cast<int>(state.range(1));
+  const int ilp = static_cast<int>(arg(state, "ilp"));
+  const int warps = static_cast<int>(arg(state, "warps"));
   const DeviceInfo& gpu = device();
   if (const auto why = unsupported_reason(I::info, gpu.major, gpu.minor)) {
     skip_benchmark(state, *why);
@@ -73,6 +74,14 @@ GPUBENCH_FAMILY(InstructionThroughput) {
         ->MinTime(0.1);  // 300 cells: each launch is long enough that 0.1 s gives hundreds
   });
 }
+
+GPUBENCH_COUNTERS(InstructionThroughput,
+                  {"cycles_per_op_per_thread", "cycles", CounterKind::kMeasured,
+                   "cycles per instruction of one thread's stream (1 / throughput per lane)"},
+                  {"ops_per_clock_per_sm", "results/clk/SM", CounterKind::kMeasured,
+                   "results (lanes x instructions) per SM clock per SM"},
+                  {"tops", "T results/s", CounterKind::kMeasured, "results per second over the GPU, in 1e12"},
+                  {"tflops", "TFLOP/s", CounterKind::kMeasured, "tops x the FLOPs per result (2 for an FMA)"});
 
 }  // namespace
 }  // namespace gpubench

@@ -4,6 +4,7 @@
 #include "common/arg_cache.h"
 #include "common/cuda_check.h"
 #include "common/device_memory.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/compute/register_pressure.cuh"
@@ -53,7 +54,6 @@ void live_values(benchmark::State& state) {
   }, {{"achieved_occupancy"}});
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(kStreamFloats * sizeof(float)));
-  state.counters["live_values"] = Live;
 }
 
 // The seed notebook's lean and fat kernels: registers and theoretical occupancy at 256 threads.
@@ -67,7 +67,8 @@ void seed_kernel(benchmark::State& state, Kernel kernel) {
 
 template <int... Live>
 void register_live_sweep(const Family& family, std::integer_sequence<int, Live...>) {
-  (family.gpu("Occupancy/live:" + std::to_string(Live), {}, live_values<Live>), ...);
+  // One registration per kernel (each its own template), all named Occupancy with the argument live.
+  (family.gpu("Occupancy", {"live"}, live_values<Live>)->Arg(Live), ...);
 }
 
 GPUBENCH_FAMILY(Occupancy) {
@@ -80,6 +81,13 @@ GPUBENCH_FAMILY(Occupancy) {
                         std::integer_sequence<int, 1, 16, 32, 48, 56, 64, 96, 128, 160, 192, 224, 240, 256, 288>{});
   }
 }
+
+GPUBENCH_COUNTERS(Occupancy,
+                  {"regs_per_thread", "registers", CounterKind::kFixed, "registers ptxas gave each thread"},
+                  {"spill_bytes", "bytes", CounterKind::kFixed, "local memory per thread (spills and stack)"},
+                  {"blocks_per_sm", "blocks", CounterKind::kFixed, "blocks an SM can hold at once (occupancy API)"},
+                  {"theoretical_occupancy", "%", CounterKind::kFixed,
+                   "resident threads per SM over the SM's maximum, from blocks_per_sm"});
 
 }  // namespace
 }  // namespace gpubench

@@ -32,7 +32,7 @@ struct MatmulBuffers {
 template <kernels::MatmulOrder Order>
 void matmul(benchmark::State& state) {
   static ArgCache<MatmulBuffers> buffers;
-  const int threads = static_cast<int>(state.range(0));
+  const int threads = static_cast<int>(arg(state, "threads"));
   MatmulBuffers& b = buffers.get({}, [] { return MatmulBuffers(); });
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernels::register_matmul<Order><<<1, threads, 0, s>>>(b.in.data(), b.out.data(), kReps, c);

@@ -3,6 +3,7 @@
 #include "common/arg_cache.h"
 #include "common/counter_names.h"
 #include "common/device_memory.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -34,7 +35,7 @@ void report_slowdown(benchmark::State& state, const RunResult& result) {
 }
 
 void paths(benchmark::State& state) {
-  const int paths = static_cast<int>(state.range(0));
+  const int paths = static_cast<int>(arg(state, "paths"));
   const RunResult result = run(state, paths_launch(paths), kPathsOptions);
   report_per(state, result, "path", paths);
   report_slowdown(state, result);
@@ -51,6 +52,9 @@ GPUBENCH_FAMILY(Divergence) {
   family.gpu("Divergence/Paths", {"paths"}, paths)->RangeMultiplier(2)->Range(1, kWarpSize);
   family.gpu("Divergence/IdenticalBranches", {}, identical_branches);
 }
+
+GPUBENCH_COUNTERS(Divergence, {"slowdown", "x", CounterKind::kMeasured,
+                               "cycles over the converged warp's (one path) measured in the same run"});
 
 }  // namespace
 }  // namespace gpubench

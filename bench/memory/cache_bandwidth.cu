@@ -5,6 +5,7 @@
 #include "bench/memory/bandwidth.h"
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/memory/cache_bandwidth.cuh"
@@ -31,7 +32,7 @@ struct CacheBuffers {
 template <bool kBypassL1>
 void read_rows(benchmark::State& state) {
   static ArgCache<CacheBuffers> cache;
-  const std::int64_t kib_per_sm = state.range(0);
+  const std::int64_t kib_per_sm = arg(state, "KiB_per_sm");
   const int blocks = device().sm_count * kBlocksPerSm;
   const unsigned slice_vectors = static_cast<unsigned>(kib_per_sm * 1024 / kBlocksPerSm / sizeof(float4));
   const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kCacheReadThreads;
@@ -58,6 +59,9 @@ GPUBENCH_FAMILY(CacheBandwidth) {
   auto* bypass = family.gpu("CacheBandwidth/read_cg", {"KiB_per_sm"}, read_rows<true>);
   for (std::int64_t kib : family.pick<std::vector<std::int64_t>>({16, 128, 2048}, sizes)) bypass->Arg(kib);
 }
+
+GPUBENCH_COUNTERS(CacheBandwidth,
+                  {"reps", "passes", CounterKind::kFixed, "times each block re-reads its slice per launch"});
 
 }  // namespace
 }  // namespace gpubench

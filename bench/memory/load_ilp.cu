@@ -6,6 +6,7 @@
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -56,15 +57,15 @@ void juggle(benchmark::State& state, int warps) {
 }
 
 void scalar_rows(benchmark::State& state) {
-  dispatch<1, 2, 4, 8, 16>(static_cast<int>(state.range(0)), [&](auto loads) {
-    juggle<decltype(loads)::value, unsigned>(state, static_cast<int>(state.range(1)));
+  dispatch<1, 2, 4, 8, 16>(static_cast<int>(arg(state, "loads")), [&](auto loads) {
+    juggle<decltype(loads)::value, unsigned>(state, static_cast<int>(arg(state, "warps")));
   });
 }
 
 void vector_rows(benchmark::State& state) {
-  dispatch<4, 8, 16>(static_cast<int>(state.range(0)), [&](auto width) {
+  dispatch<4, 8, 16>(static_cast<int>(arg(state, "bytes_per_load")), [&](auto width) {
     using T = std::conditional_t<width() == 4, unsigned, std::conditional_t<width() == 8, uint2, uint4>>;
-    juggle<1, T>(state, static_cast<int>(state.range(1)));
+    juggle<1, T>(state, static_cast<int>(arg(state, "warps")));
   });
 }
 
@@ -77,6 +78,11 @@ GPUBENCH_FAMILY(LoadILP) {
     for (std::int64_t width : {4, 8, 16}) vector->Args({width, w});
   }
 }
+
+GPUBENCH_COUNTERS(LoadILP,
+                  {"littles_law_ns", "ns", CounterKind::kMeasured,
+                   "bytes in flight over bytes per second: the latency each load saw, by Little's law"},
+                  {"littles_law_cycles", "cycles", CounterKind::kMeasured, "littles_law_ns at the measured SM clock"});
 
 }  // namespace
 }  // namespace gpubench

@@ -7,6 +7,7 @@
 #include "common/arg_cache.h"
 #include "common/cuda_check.h"
 #include "common/dispatch.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -71,11 +72,13 @@ DeviceChain& big_chain(cudaStream_t stream) {
 void parallel_chase(benchmark::State& state, bool whole_gpu) {
   // Kept across Google Benchmark's trials: walking on (never restarting) keeps every load a DRAM load.
   static ArgCache<DeviceBuffer<std::uint32_t>> positions_cache;
-  const int chains = static_cast<int>(state.range(0));
+  const int chains = static_cast<int>(arg(state, "chains"));
   const DeviceInfo& gpu = device();
-  unsigned blocks = 1, threads = static_cast<unsigned>(state.range(1));
-  if (whole_gpu) {
-    const unsigned warps_per_sm = static_cast<unsigned>(state.range(1));
+  unsigned blocks = 1, threads = 0;
+  if (!whole_gpu) {
+    threads = static_cast<unsigned>(arg(state, "threads"));
+  } else {
+    const unsigned warps_per_sm = static_cast<unsigned>(arg(state, "warps_per_sm"));
     const unsigned threads_per_sm = warps_per_sm * kWarpSize;
     const unsigned blocks_per_sm = (threads_per_sm + kMaxThreadsPerBlock - 1) / kMaxThreadsPerBlock;
     threads = threads_per_sm / blocks_per_sm;
@@ -91,7 +94,7 @@ void parallel_chase(benchmark::State& state, bool whole_gpu) {
   const std::size_t warps = static_cast<std::size_t>(blocks) * threads / kWarpSize;
   const std::size_t total_chains = warps * static_cast<std::size_t>(chains);
   const ChainStarts starts = chain_starts(chain, total_chains);
-  DeviceBuffer<std::uint32_t>& positions = positions_cache.get({whole_gpu, state.range(0), state.range(1)}, [&] {
+  DeviceBuffer<std::uint32_t>& positions = positions_cache.get({whole_gpu, chains, whole_gpu ? arg(state, "warps_per_sm") : threads}, [&] {
     DeviceBuffer<std::uint32_t> made(total_chains);
     made.upload(starts.values, stream);
     return made;
@@ -105,7 +108,6 @@ void parallel_chase(benchmark::State& state, bool whole_gpu) {
       options);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes_per_launch));
   report_per(state, result, "step", kStepsPerLaunch);  // block 0's view: the latency of one step under this load
-  state.counters["chains_per_warp"] = chains;
   state.counters["threads_per_block"] = threads;
   state.counters["blocks"] = blocks;
   // Warps that run at once (registers may allow fewer than asked: the rest wait for a later wave).
@@ -147,6 +149,12 @@ GPUBENCH_FAMILY(MemoryParallelism) {
     for (std::int64_t warps : family.pick<Points>({8, 64}, {1, 2, 4, 8, 16, 32, 64})) whole_gpu->Args({chains, warps});
   }
 }
+
+GPUBENCH_COUNTERS(MemoryParallelism,
+                  {"blocks", "blocks", CounterKind::kFixed, "blocks the launch runs"},
+                  {"threads_per_block", "threads", CounterKind::kFixed, "threads per block of the launch"},
+                  {"resident_warps_per_sm", "warps", CounterKind::kFixed,
+                   "warps an SM holds at once (occupancy API): more asked for run in waves"});
 
 }  // namespace
 }  // namespace gpubench

@@ -5,6 +5,7 @@
 #include "bench/memory/chase/host_parallel_chase.h"
 #include "bench/memory/chase/pointer_chain.h"
 #include "common/arg_cache.h"
+#include "common/counter_catalog.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
@@ -84,8 +85,8 @@ TeamRun run_team(int threads, const std::function<void(int)>& work) {
 }
 
 void chase_chains(benchmark::State& state) {
-  const int chains = static_cast<int>(state.range(0));
-  const int threads = static_cast<int>(state.range(1));
+  const int chains = static_cast<int>(arg(state, "chains"));
+  const int threads = static_cast<int>(arg(state, "threads"));
   HostSet& set = host_set();
   const std::size_t total = static_cast<std::size_t>(chains) * static_cast<std::size_t>(threads);
   const std::size_t spacing = set.chain.nodes / total;  // chains evenly spaced along the one cycle
@@ -114,8 +115,6 @@ void chase_chains(benchmark::State& state) {
   const double loads = static_cast<double>(total) * static_cast<double>(steps);
   state.SetBytesProcessed(static_cast<std::int64_t>(loads * kNodeBytes));
   state.counters["loads_in_flight"] = static_cast<double>(total);  // one line per chain
-  state.counters["chains_per_thread"] = chains;
-  state.counters["threads"] = threads;
   state.counters["pinned"] = pinned ? 1 : 0;
   // Per chain, the time of one load under this load: Little's law's latency, L = in flight / rate.
   state.counters["ns_per_load_per_chain"] = seconds / static_cast<double>(steps) * 1e9;
@@ -124,7 +123,7 @@ void chase_chains(benchmark::State& state) {
 }
 
 void read_all(benchmark::State& state) {
-  const int threads = static_cast<int>(state.range(0));
+  const int threads = static_cast<int>(arg(state, "threads"));
   HostSet& set = host_set();
   const std::size_t slice = set.words.size() / static_cast<std::size_t>(threads);
   std::vector<std::uint64_t> sums(static_cast<std::size_t>(threads));
@@ -139,7 +138,6 @@ void read_all(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(slice * threads * sizeof(std::uint32_t)));
-  state.counters["threads"] = threads;
   state.counters["pinned"] = pinned ? 1 : 0;
   state.counters["working_set_bytes"] = static_cast<double>(kSetBytes);
 }
@@ -162,6 +160,11 @@ GPUBENCH_FAMILY(MemoryParallelismCPU) {
   auto* reads = family.cpu("MemoryParallelismCPU/read", {"threads"}, read_all)->UseManualTime();
   for (std::int64_t threads : thread_counts(quick)) reads->Arg(threads);
 }
+
+GPUBENCH_COUNTERS(MemoryParallelismCPU,
+                  {"pinned", "flag", CounterKind::kMeasured, "1: every thread ran pinned to a CPU of its own"},
+                  {"ns_per_load_per_chain", "ns", CounterKind::kMeasured,
+                   "wall time per dependent load of one chain (its latency under this load)"});
 
 }  // namespace
 }  // namespace gpubench

@@ -6,6 +6,7 @@
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/cuda_check.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/memory/pointer_chase.cuh"
@@ -61,27 +62,22 @@ void finish_launched(cudaStream_t stream) {
   GPUBENCH_CUDA(cudaStreamSynchronize(stream));
 }
 
-// The counters every latency row carries besides cycles: per load, and the set it walked.
-void report_chase(benchmark::State& state, const RunResult& result, std::size_t bytes, std::size_t stride) {
-  report_per(state, result, "load", kTimedLoads);
-  state.counters["working_set_bytes"] = static_cast<double>(bytes);
-  state.counters["stride_bytes"] = static_cast<double>(stride);
-}
+// The counters every latency row carries besides cycles (its set and stride are its arguments).
+void report_chase(benchmark::State& state, const RunResult& result) { report_per(state, result, "load", kTimedLoads); }
 
 template <kernels::LoadPath Path, unsigned IndexBytes = 4, int Instance = kDefaultInstance>
 void global_chase(benchmark::State& state) {
   constexpr auto kernel = kernels::pointer_chase<Path, IndexBytes, Instance>;
-  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
-  const std::size_t stride = static_cast<std::size_t>(state.range(1));
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  const std::size_t stride = static_cast<std::size_t>(arg(state, "stride"));
   const cudaStream_t stream = gpubench::stream();
   if constexpr (Instance == kCarveoutInstance) {
-    const int carveout = static_cast<int>(state.range(2));
+    const int carveout = static_cast<int>(arg(state, "carveout"));
     GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
-    state.counters["carveout_percent"] = carveout;
   }
   ArgCache<DeviceChain>& cache = device_chains();
-  const ArgCache<DeviceChain>::Key key{state.range(0), state.range(1), IndexBytes};
+  const ArgCache<DeviceChain>::Key key{arg(state, "bytes"), arg(state, "stride"), IndexBytes};
   if (!cache.holds(key)) {  // asked only before building: a later trial would count its own set as used
     cache.clear();          // the previous set's memory is free when we ask
     if (!fits_in_free_memory(state, bytes)) return;
@@ -107,7 +103,7 @@ void global_chase(benchmark::State& state) {
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernel<<<1, 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c);
   }, options);
-  report_chase(state, result, bytes, stride);
+  report_chase(state, result);
   state.counters["sm"] = chain.last_sm();  // unpinned: whichever SM the block scheduler chose
 
   // The course notebook's "checking results": a launch from the cycle's start ends where the host
@@ -128,9 +124,9 @@ void direct_chase(benchmark::State& state) {
   static ArgCache<DirectChain> chains;
   static unsigned long long launch_id = 0;  // above every earlier launch's, for the SM claim
   constexpr auto kernel = kernels::pointer_chase_direct<Path>;
-  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
-  const std::size_t stride = static_cast<std::size_t>(state.range(1));
-  const int target_sm = SmArgument ? static_cast<int>(state.range(2)) : 0;
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  const std::size_t stride = static_cast<std::size_t>(arg(state, "stride"));
+  const int target_sm = SmArgument ? static_cast<int>(arg(state, "sm")) : 0;
   if (target_sm >= device().sm_count) {
     skip_benchmark(state, "no SM " + std::to_string(target_sm) + " here: this GPU has " +
                               std::to_string(device().sm_count));
@@ -143,7 +139,7 @@ void direct_chase(benchmark::State& state) {
                                 target_sm, ++launch_id);
   };
   const bool warm_whole = l2_could_hold(bytes, stride);
-  DirectChain& chain = chains.get({state.range(0), state.range(1)}, [&] {
+  DirectChain& chain = chains.get({arg(state, "bytes"), arg(state, "stride")}, [&] {
     DirectChain made(bytes, stride, stream);
     if (warm_whole) {
       walk_whole_cycle(made, stream);
@@ -160,7 +156,7 @@ void direct_chase(benchmark::State& state) {
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, target_sm, ++launch_id);
   }, options);
-  report_chase(state, result, bytes, stride);
+  report_chase(state, result);
   state.counters["sm"] = chain.last_sm();  // where the chase ran: the SM asked for, read back
 
   DeviceBuffer<std::uint64_t> check = chain.position_at(0);
@@ -174,8 +170,8 @@ void direct_chase(benchmark::State& state) {
 template <bool Direct>
 void shared_chase(benchmark::State& state) {
   static ArgCache<DeviceChain> chains;
-  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
-  const std::size_t stride = static_cast<std::size_t>(state.range(1));
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  const std::size_t stride = static_cast<std::size_t>(arg(state, "stride"));
   const std::size_t limit = device().shared_memory_per_block_optin_bytes;
   if (bytes > limit) {
     skip_benchmark(state, "needs " + std::to_string(bytes >> 10) + " KiB of shared memory; a block may have " +
@@ -184,7 +180,7 @@ void shared_chase(benchmark::State& state) {
   }
   const cudaStream_t stream = gpubench::stream();
   DeviceChain& chain =
-      chains.get({state.range(0), state.range(1)}, [&] { return DeviceChain(bytes, stride, 4, 1, stream); });
+      chains.get({arg(state, "bytes"), arg(state, "stride")}, [&] { return DeviceChain(bytes, stride, 4, 1, stream); });
   const auto words = static_cast<std::uint32_t>(chain.host().word_count());
   const auto kernel = Direct ? kernels::pointer_chase_shared_direct : kernels::pointer_chase_shared;
   GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -194,7 +190,7 @@ void shared_chase(benchmark::State& state) {
     kernel<<<1, 256, bytes, s>>>(chain.words(), words, chain.position(), warmup, kTimedLoads, c);
   };
   const RunResult result = run(state, launch);
-  report_chase(state, result, bytes, stride);
+  report_chase(state, result);
 
   DeviceBuffer<std::uint32_t> check = chain.position_at(0);
   kernel<<<1, 256, bytes, stream>>>(chain.words(), words, check.data(), warmup, kTimedLoads, Clocks{});
@@ -282,6 +278,9 @@ GPUBENCH_FAMILY(PointerChase) {
   auto* shared_direct = family.gpu("PointerChase/shared_direct", set_and_stride, shared_chase<true>);
   for (std::int64_t bytes : shared_sets) shared_direct->Args({bytes, 4});
 }
+
+GPUBENCH_COUNTERS(PointerChase,
+                  {"sm", "SM index", CounterKind::kMeasured, "the SM the chase ran on, read back from %smid"});
 
 }  // namespace
 }  // namespace gpubench

@@ -2,6 +2,7 @@
 //! can be plotted against working-set size together. No GPU involved.
 #include "bench/memory/chase/pointer_chain.h"
 #include "common/arg_cache.h"
+#include "common/counter_catalog.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
@@ -21,9 +22,9 @@ ArgCache<std::vector<std::uint32_t>>& chains() {
 }
 
 void chase_on_host(benchmark::State& state) {
-  const std::size_t bytes = static_cast<std::size_t>(state.range(0));
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   const std::vector<std::uint32_t>& words =
-      chains().get({state.range(0)}, [&] { return chase_words(make_chase_chain(bytes, kStrideBytes, 1)); });
+      chains().get({arg(state, "bytes")}, [&] { return chase_words(make_chase_chain(bytes, kStrideBytes, 1)); });
   std::uint32_t at = chase(words, 0, bytes / kStrideBytes);  // warm: every node once
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
@@ -32,8 +33,6 @@ void chase_on_host(benchmark::State& state) {
   }
   const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
   state.counters["ns_per_load"] = elapsed.count() / (static_cast<double>(state.iterations()) * kLoadsPerIteration);
-  state.counters["working_set_bytes"] = static_cast<double>(bytes);
-  state.counters["stride_bytes"] = static_cast<double>(kStrideBytes);
 }
 GPUBENCH_FAMILY(PointerChaseCPU) {
   auto* rows = family.cpu("PointerChaseCPU", {"bytes"}, chase_on_host)->UseRealTime();

@@ -10,6 +10,7 @@
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/benchmark_compat.h"
@@ -95,12 +96,12 @@ unsigned steps_per_claim(std::int64_t claim_kib, int step_bytes) {
 
 template <StreamOp Op>
 void stream_rows(benchmark::State& state) {
-  const int bytes_per_thread = static_cast<int>(state.range(0));
-  const int unroll = static_cast<int>(state.range(1));
-  const int blocks_per_sm = static_cast<int>(state.range(2));
-  const std::int64_t mib = state.range(3);
-  const bool cold = state.range(4) != 0;
-  const std::int64_t claim_kib = state.range(5);  // 0: grid-stride
+  const int bytes_per_thread = static_cast<int>(arg(state, "bytes_per_thread"));
+  const int unroll = static_cast<int>(arg(state, "unroll"));
+  const int blocks_per_sm = static_cast<int>(arg(state, "blocks_per_sm"));
+  const std::int64_t mib = arg(state, "MiB");
+  const bool cold = arg(state, "cold_l2") != 0;
+  const std::int64_t claim_kib = arg(state, "claim_KiB");  // 0: grid-stride
   if (blocks_per_sm < 1 || blocks_per_sm > kMaxBlocksPerSm) throw std::invalid_argument("blocks_per_sm: 1 to 32");
   if (claim_kib < 0 || claim_kib > 1024) throw std::invalid_argument("claim_KiB: 0 (grid-stride) to 1024");
   StreamBuffers& b = buffers_of(mib);
@@ -128,8 +129,8 @@ void stream_rows(benchmark::State& state) {
 
 // The copy engine's (or the driver's kernel's) device-to-device copy of one array into another.
 void memcpy_rows(benchmark::State& state) {
-  const std::int64_t mib = state.range(0);
-  const bool cold = state.range(1) != 0;
+  const std::int64_t mib = arg(state, "MiB");
+  const bool cold = arg(state, "cold_l2") != 0;
   StreamBuffers& b = buffers_of(mib);
   const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
   RunOptions options = options_for(mib, cold, static_cast<double>(array_bytes / sizeof(float4)), {1, 1});
@@ -143,12 +144,12 @@ void memcpy_rows(benchmark::State& state) {
 // The TMA's copy: one thread per block drives `stages` shared-memory buffers of chunk_KiB each,
 // chunks dealt out grid-stride or claimed.
 void copy_bulk_rows(benchmark::State& state) {
-  const int stages = static_cast<int>(state.range(0));
-  const unsigned chunk = static_cast<unsigned>(state.range(1)) << 10;
-  const int blocks_per_sm = static_cast<int>(state.range(2));
-  const std::int64_t mib = state.range(3);
-  const bool cold = state.range(4) != 0;
-  const bool claimed = state.range(5) != 0;
+  const int stages = static_cast<int>(arg(state, "stages"));
+  const unsigned chunk = static_cast<unsigned>(arg(state, "chunk_KiB")) << 10;
+  const int blocks_per_sm = static_cast<int>(arg(state, "blocks_per_sm"));
+  const std::int64_t mib = arg(state, "MiB");
+  const bool cold = arg(state, "cold_l2") != 0;
+  const bool claimed = arg(state, "claimed") != 0;
   if (device().major < 9) {
     skip_benchmark(state, "the TMA bulk copy needs sm_90 or newer; this GPU is sm_" + std::to_string(device().major) +
                               std::to_string(device().minor));
@@ -220,6 +221,10 @@ GPUBENCH_FAMILY(Stream) {
   family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)
       ->Args({kDramMiB, 1})->Args({kL2MiB, 1})->Args({kL2MiB, 0});
 }
+
+GPUBENCH_COUNTERS(Stream,
+                  {"shared_bytes_per_sm", "bytes", CounterKind::kFixed,
+                   "shared memory the TMA copy's stages take on each SM"});
 
 }  // namespace
 }  // namespace gpubench

@@ -17,7 +17,7 @@ constexpr std::size_t kOutputFloats = std::size_t{16} << 20;  // 64 MiB written 
 
 void gather(benchmark::State& state) {
   static ArgCache<CopyBuffers<float>> buffers;
-  const int stride = static_cast<int>(state.range(0));
+  const int stride = static_cast<int>(arg(state, "stride"));
   CopyBuffers<float>& b = buffers.get(
       {stride}, [&] { return CopyBuffers<float>(kOutputFloats * static_cast<std::size_t>(stride), kOutputFloats); });
   const int blocks = device().sm_count * kBlocksPerSm;

@@ -7,6 +7,7 @@
 #include "bench/multigpu/peer_memory.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/memory/pointer_chase.cuh"
@@ -88,9 +89,9 @@ struct WayBack {
 void copy_rows(benchmark::State& state) {
   static ArgCache<CopyPair> pairs;
   static ArgCache<WayBack> ways_back;
-  const int peer = static_cast<int>(state.range(0));
-  const std::int64_t mib = state.range(1);
-  const std::int64_t direction = state.range(2);
+  const int peer = static_cast<int>(arg(state, "peer"));
+  const std::int64_t mib = arg(state, "MiB");
+  const std::int64_t direction = arg(state, "direction");
   if (!peer_usable(state, peer)) return;
   const int local = device().index;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
@@ -122,8 +123,8 @@ template <kernels::StreamOp Op>
 void kernel_rows(benchmark::State& state) {
   static ArgCache<OwnedBuffer<float4>> remote;
   static ArgCache<DeviceBuffer<float>> partial;
-  const int peer = static_cast<int>(state.range(0));
-  const std::int64_t mib = state.range(1);
+  const int peer = static_cast<int>(arg(state, "peer"));
+  const std::int64_t mib = arg(state, "MiB");
   if (!peer_usable(state, peer)) return;
   const std::size_t count = (static_cast<std::size_t>(mib) << 20) / sizeof(float4);
   float4* memory = remote.get({peer, mib}, [&] { return owned_buffer<float4>(peer, count, 0x3C); })->data();
@@ -144,11 +145,11 @@ void kernel_rows(benchmark::State& state) {
 void chase_rows(benchmark::State& state) {
   static ArgCache<OnDevice<DirectChain>> chains;
   static unsigned long long launch_id = 0;
-  const int memory_on = static_cast<int>(state.range(0));
-  const std::size_t bytes = static_cast<std::size_t>(state.range(1));
+  const int memory_on = static_cast<int>(arg(state, "memory_on"));
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   constexpr std::size_t kStride = 128;
   if (memory_on != device().index && !peer_usable(state, memory_on)) return;
-  DirectChain& chain = *chains.get({memory_on, state.range(1)}, [&] {
+  DirectChain& chain = *chains.get({memory_on, arg(state, "bytes")}, [&] {
     return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr);
   });
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
@@ -157,8 +158,6 @@ void chase_rows(benchmark::State& state) {
     kernel<<<blocks, 1, 0, s>>>(chain.position(), kWarmupLoads, kTimedLoads, c, 0, ++launch_id);
   });
   report_per(state, result, "load", kTimedLoads);
-  state.counters["working_set_bytes"] = static_cast<double>(bytes);
-  state.counters["memory_on_gpu"] = memory_on;
 
   DeviceBuffer<std::uint64_t> check = chain.position_at(0);  // the walk ends where the host says
   kernel<<<blocks, 1, 0, stream()>>>(check.data(), kWarmupLoads, kTimedLoads, Clocks{}, 0, ++launch_id);
@@ -200,6 +199,11 @@ GPUBENCH_FAMILY(Peer) {
                                                                       std::int64_t{64} << 20, std::int64_t{1} << 30}))
       chases->Args({on, bytes});
 }
+
+GPUBENCH_COUNTERS(Peer,
+                  {"fraction_of_link", "fraction", CounterKind::kMeasured,
+                   "bytes_per_second over the NVLink links' bandwidth in the directions the copy uses"},
+                  {"nvlink_links", "links", CounterKind::kFixed, "NVLink links between the two GPUs (NVML)"});
 
 }  // namespace
 }  // namespace gpubench

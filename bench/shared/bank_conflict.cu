@@ -6,6 +6,7 @@
 #include "common/arg_cache.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
+#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -51,8 +52,8 @@ void measure(benchmark::State& state, const std::vector<std::uint32_t>& addresse
 }
 
 void stride_rows(benchmark::State& state) {
-  const int access_bytes = static_cast<int>(state.range(0));
-  const int stride = static_cast<int>(state.range(1));
+  const int access_bytes = static_cast<int>(arg(state, "bytes"));
+  const int stride = static_cast<int>(arg(state, "stride"));
   if (stride < 1 || stride > kWarpSize) throw std::invalid_argument("stride: 1 to 32 elements");
   std::vector<std::uint32_t> addresses(kWarpSize);
   for (int lane = 0; lane < kWarpSize; ++lane)
@@ -61,7 +62,7 @@ void stride_rows(benchmark::State& state) {
 }
 
 void tile_rows(benchmark::State& state, TileLayout layout) {
-  measure(state, column_read_addresses(layout, static_cast<int>(state.range(0))), 4);
+  measure(state, column_read_addresses(layout, static_cast<int>(arg(state, "column"))), 4);
 }
 
 GPUBENCH_FAMILY(SharedBankConflict) {
@@ -81,6 +82,14 @@ GPUBENCH_FAMILY(SharedBankConflict) {
                [layout = l.layout](benchmark::State& state) { tile_rows(state, layout); })
         ->Arg(5);
 }
+
+GPUBENCH_COUNTERS(SharedBankConflict,
+                  {"predicted_degree", "ways", CounterKind::kFixed,
+                   "the bank model's conflict degree of the access pattern (most words one bank serves)"},
+                  {"predicted_wavefronts", "wavefronts", CounterKind::kFixed,
+                   "wavefronts per warp load the bank model predicts"},
+                  {"wavefronts_per_load", "wavefronts", CounterKind::kFixed,
+                   "CUPTI's shared-memory load wavefronts per warp load instruction"});
 
 }  // namespace
 }  // namespace gpubench

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -107,6 +108,7 @@ void require_one_of(const std::string& flag, const std::string& value, const std
 // user gets one line and exit 2. Returns the argument as Google Benchmark should see it.
 std::string check_benchmark_flag(const std::string& arg, Options& options) {
   std::string value;
+  if (value_of(arg, "--benchmark_filter", value)) check_filter(value);
   if (value_of(arg, "--benchmark_min_time", value)) {
     options.min_time_given = true;
     return "--benchmark_min_time=" +
@@ -120,7 +122,10 @@ std::string check_benchmark_flag(const std::string& arg, Options& options) {
     require_one_of("--benchmark_format", value, {"console", "json", "csv"});
     options.format = value;
   }
-  if (value_of(arg, "--benchmark_out_format", value)) require_one_of("--benchmark_out_format", value, {"console", "json", "csv"});
+  if (value_of(arg, "--benchmark_out_format", value)) {
+    require_one_of("--benchmark_out_format", value, {"console", "json", "csv"});
+    options.out_format = value;
+  }
   if (value_of(arg, "--benchmark_time_unit", value)) require_one_of("--benchmark_time_unit", value, {"ns", "us", "ms", "s"});
   if (value_of(arg, "--benchmark_out", value)) options.out = value;
   return arg;
@@ -147,9 +152,19 @@ std::string min_time_for_version(const std::string& value, int major, int minor)
   return modern ? number + "s" : number;
 }
 
+void check_filter(const std::string& filter) {
+  const std::string pattern = !filter.empty() && filter[0] == '-' ? filter.substr(1) : filter;
+  try {
+    std::regex(pattern, std::regex::extended);  // as Google Benchmark compiles it
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("--benchmark_filter=" + filter + ": not a regular expression (" + e.what() + ")");
+  }
+}
+
 Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters,
-                      const char* env_preset) {
+                      const char* env_preset, const char* env_python) {
   Options options;
+  if (env_python != nullptr) options.python = env_python;
   if (env_device != nullptr && *env_device != '\0')
     options.devices = parse_device_choice(env_device, "GPUBENCH_DEVICE");
   if (env_counters != nullptr) options.counters = env_counters;
@@ -172,8 +187,14 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
       } else if (value_of(arg, "--gpubench_card", value)) {
         if (value.empty()) throw std::invalid_argument("--gpubench_card needs a path prefix or none");
         options.card = value;
-      } else if ((flag = bool_flag(arg, "--gpubench_list_counters")) >= 0) {
-        options.list_counters = flag == 1;
+      } else if (value_of(arg, "--gpubench_python", value)) {
+        if (value.empty()) throw std::invalid_argument("--gpubench_python needs the path of a python3");
+        options.python = value;
+      } else if (arg == "--gpubench_list_counters") {
+        options.list_counters = "text";
+      } else if (value_of(arg, "--gpubench_list_counters", value)) {
+        require_one_of("--gpubench_list_counters", value, {"text", "markdown", "json"});
+        options.list_counters = value;
       } else if ((flag = bool_flag(arg, "--gpubench_cold_l2")) >= 0) {
         options.cold_l2 = flag == 1;
       } else {
@@ -209,7 +230,11 @@ std::string options_usage() {
          "                            name ends in /gpu:N, the context holds every GPU (keys /gpu:N)\n"
          "  --gpubench_counters=LIST  hardware counters (environment: GPUBENCH_COUNTERS):\n"
          "                            default (each experiment's own), none, a,b (instead), +a,b (added)\n"
-         "  --gpubench_list_counters  print the counter table (names, metrics, units) and exit\n"
+         "  --gpubench_list_counters[=F]  every counter a row can carry (name, unit, kind, meaning,\n"
+         "                            Perfworks metric) and exit; F: text (default), markdown, json\n"
+         "  --gpubench_python=PATH    the python3 that builds the card and its plots (environment:\n"
+         "                            GPUBENCH_PYTHON; default: the first with matplotlib of the one\n"
+         "                            found at configure time, python3 on PATH, /usr/bin/python3)\n"
          "  --gpubench_cold_l2[=B]    empty L2 before every launch, timed ones included (cold-cache\n"
          "                            times; the same state the counter pass and Nsight Compute start from)\n"
          "Counters: cycles (clock64 span per launch), ns, sm_mhz (clock measured during the run),\n"

@@ -20,12 +20,14 @@ struct Options {
   DeviceChoice devices;        // --gpubench_device=N|LIST|all, or GPUBENCH_DEVICE
   bool list_only = false;      // --benchmark_list_tests: no GPU needed
   std::string counters;        // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
-  bool list_counters = false;  // --gpubench_list_counters
+  std::string list_counters;   // --gpubench_list_counters[=text|markdown|json]: "" when not asked
   bool cold_l2 = false;        // --gpubench_cold_l2: empty L2 before every launch
   bool full = false;           // --gpubench_preset=full (default quick), or GPUBENCH_PRESET
   std::string card;            // --gpubench_card=PREFIX: card files; "none": no card; "": beside --benchmark_out
+  std::string python;          // --gpubench_python=PATH, or GPUBENCH_PYTHON: the Python that builds the card
   std::string out;             // --benchmark_out=FILE, seen (not consumed)
   std::string format = "console";  // --benchmark_format, seen
+  std::string out_format = "json";  // --benchmark_out_format, seen
   bool min_time_given = false;     // --benchmark_min_time, seen
   bool help = false;
 };
@@ -35,7 +37,11 @@ struct Options {
 // std::invalid_argument naming a bad flag. env_* are GPUBENCH_DEVICE / GPUBENCH_COUNTERS /
 // GPUBENCH_PRESET or nullptr; flags win.
 Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters = nullptr,
-                      const char* env_preset = nullptr);
+                      const char* env_preset = nullptr, const char* env_python = nullptr);
+
+// Throws std::invalid_argument when `filter` (a --benchmark_filter value, a leading '-' negating it)
+// is not a regular expression Google Benchmark can use.
+void check_filter(const std::string& filter);
 
 // --benchmark_min_time's value for Google Benchmark major.minor: 1.8+ takes "<seconds>s", "<seconds>"
 // and "<iterations>x"; 1.7 only "<seconds>". Throws std::invalid_argument when malformed or when this

@@ -19,6 +19,7 @@ struct CaseCounters {
 struct RunningCase {
   CaseCounters* counters;
   std::vector<std::int64_t> args;
+  const std::vector<std::string>* arg_names;  // as registered, in the order of `args`
 };
 
 // Makes `running` the current case until destroyed.

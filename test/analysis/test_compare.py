@@ -10,8 +10,12 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-COMPARE = os.path.join(HERE, "..", "..", "bench", "analysis", "compare.py")
-SHAPE = os.path.join(HERE, "..", "..", "docs", "results", "2026-11-22-h100-shape")
+COMPARE = os.path.join(HERE, "..", "..", "analysis", "compare.py")
+FIXTURES = os.path.join(HERE, "..", "fixtures")
+# What a run's own counter catalog says of the counters these tests use (gpubench writes it into the report).
+CATALOG = [{"name": "l2_read_bytes", "unit": "bytes", "kind": "fixed", "meaning": "", "source": "CUPTI"},
+           {"name": "inst_executed", "unit": "warp instructions", "kind": "fixed", "meaning": "", "source": "CUPTI"},
+           {"name": "cycles", "unit": "cycles", "kind": "measured", "meaning": "", "source": "harness"}]
 
 
 def row(name, time=1000.0, repetition=0, **counters):
@@ -20,7 +24,8 @@ def row(name, time=1000.0, repetition=0, **counters):
 
 
 def report(rows, gpu="NVIDIA H100 80GB HBM3"):
-    return {"context": {"gpu_name": gpu, "gpu_sm_clock_mhz_measured": "1980"}, "benchmarks": rows}
+    return {"gpubench": {"schema": 1, "counters": CATALOG},
+            "context": {"gpu_name": gpu, "gpu_sm_clock_mhz_measured": "1980"}, "benchmarks": rows}
 
 
 class Compare(unittest.TestCase):
@@ -52,6 +57,28 @@ class Compare(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout)
         self.assertIn("0 flagged", done.stdout)
 
+    def test_a_failed_or_missing_row_fails_the_threshold(self):
+        before = report([row("A/manual_time", cycles=1.0), row("B/manual_time", cycles=1.0)])
+        failed = dict(row("B/manual_time"), error_occurred=True, error_message="interrupted")
+        after = report([row("A/manual_time", cycles=1.0), failed])
+        done = self.run_compare(before, after, "--threshold", "5")
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn("failed in AFTER (1): B/manual_time: interrupted", done.stdout)
+        self.assertIn("1 benchmark(s) failed or missing on one side", done.stdout)
+        gone = self.run_compare(before, report([row("A/manual_time", cycles=1.0)]), "--threshold", "5")
+        self.assertEqual(gone.returncode, 1, gone.stdout)
+        self.assertIn("only in BEFORE (1): B/manual_time", gone.stdout)
+        self.assertEqual(self.run_compare(before, after).returncode, 0)  # without a threshold: a report, not a gate
+
+    def test_fixed_counters_come_from_the_runs_catalog(self):
+        plain = report([row("A/manual_time", l2_read_bytes=1000.0)])
+        plain.pop("gpubench")
+        moved = report([row("A/manual_time", l2_read_bytes=1100.0)])
+        moved.pop("gpubench")
+        done = self.run_compare(plain, moved)
+        self.assertNotIn("exact counter changed", done.stdout)
+        self.assertIn("neither run carries gpubench's counter table", done.stdout)
+
     def test_runs_from_different_gpus_are_refused_unless_allowed(self):
         a = report([row("A/manual_time")], gpu="NVIDIA H100 80GB HBM3")
         b = report([row("A/manual_time")], gpu="NVIDIA H200")
@@ -64,7 +91,7 @@ class Compare(unittest.TestCase):
         before = report([row("A/manual_time", cycles=1.0, l2_read_bytes=5.0), row("Gone/manual_time")])
         after = report([row("A/manual_time", cycles=1.0), row("New/manual_time")])
         done = self.run_compare(before, after)
-        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.returncode, 0, done.stderr)  # no threshold: listed, not a failure
         self.assertNotIn("l2_read_bytes", done.stdout.split("only in")[0])  # in one run only: not compared
         self.assertIn("only in BEFORE (1): Gone/manual_time", done.stdout)
         self.assertIn("only in AFTER (1): New/manual_time", done.stdout)
@@ -92,7 +119,8 @@ class Compare(unittest.TestCase):
         self.assertIn("too few (3 < 4)", line)
 
     def test_committed_device_runs_before_and_after_the_shape_change(self):
-        done = subprocess.run([sys.executable, COMPARE, os.path.join(SHAPE, "before.json"), os.path.join(SHAPE, "after.json"),
+        done = subprocess.run([sys.executable, COMPARE, os.path.join(FIXTURES, "h100-shape-before.json"),
+                               os.path.join(FIXTURES, "h100-shape-after.json"),
                                "--filter", "^InstructionLatency/", "--counters", "^(cycles_per_op|inst_executed)$",
                                "--threshold", "1"], capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)  # latency chains: equal before and after

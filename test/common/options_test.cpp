@@ -114,7 +114,7 @@ TEST(Options, CountersComeFromFlagOrEnvironmentAndListCountersIsConsumed) {
   Argv a({"gpubench", "--gpubench_counters=+l2_read_bytes", "--gpubench_list_counters"});
   const Options o = parse_options(a.argc, a.pointers.data(), nullptr, "none");
   EXPECT_EQ(o.counters, "+l2_read_bytes");
-  EXPECT_TRUE(o.list_counters);
+  EXPECT_EQ(o.list_counters, "text");
   EXPECT_EQ(a.argc, 1);
   Argv b({"gpubench"});
   EXPECT_EQ(parse_options(b.argc, b.pointers.data(), nullptr, "none").counters, "none");

@@ -1,0 +1,80 @@
+#include "app/json_report.h"
+
+#include "common/counter_catalog.h"
+#include "common/registry.h"
+
+#include <sstream>
+
+namespace gpubench::app {
+namespace {
+
+constexpr int kSchema = 1;
+
+// Runs `write` with the reporter's output going to a string, and returns what it wrote.
+template <class Write>
+std::string captured(benchmark::BenchmarkReporter& reporter, Write write) {
+  std::ostream& real = reporter.GetOutputStream();
+  std::ostringstream buffer;
+  reporter.SetOutputStream(&buffer);
+  write();
+  reporter.SetOutputStream(&real);
+  return buffer.str();
+}
+
+void strip_suffix(std::string& text, const std::string& suffix) {
+  if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0)
+    text.resize(text.size() - suffix.size());
+}
+
+}  // namespace
+
+std::string row_block(const std::string& function_name, const std::string& args) {
+  const Registration* registration = registration_of(function_name);
+  std::string registered = function_name;
+  std::string family = registration != nullptr ? registration->family : registered.substr(0, registered.find('/'));
+  const int gpu = registration != nullptr ? registration->device : -1;  // >= 0 only in a run over several GPUs
+  if (gpu >= 0) {
+    strip_suffix(registered, Family::device_suffix(gpu));
+    strip_suffix(family, Family::device_suffix(gpu));
+  }
+  // Google Benchmark writes the arguments as name:value (ArgNames) joined by '/'.
+  std::string fields;
+  std::size_t start = 0;
+  while (start < args.size()) {
+    std::size_t end = args.find('/', start);
+    if (end == std::string::npos) end = args.size();
+    const std::string item = args.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    if (colon != std::string::npos)
+      fields += (fields.empty() ? "" : ", ") + json_quote(item.substr(0, colon)) + ": " + item.substr(colon + 1);
+    start = end + 1;
+  }
+  return "{\"registered\": " + json_quote(registered) + ", \"family\": " + json_quote(family) + ", \"args\": {" +
+         fields + "}, \"gpu\": " + (gpu >= 0 ? std::to_string(gpu) : std::string("null")) + "}";
+}
+
+bool JsonReport::ReportContext(const Context& context) {
+  bool ok = true;
+  std::string text = captured(*this, [&] { ok = benchmark::JSONReporter::ReportContext(context); });
+  // Google Benchmark opens the report with "{\n"; gpubench's block goes first inside it.
+  const std::string block = "  \"gpubench\": {\"schema\": " + std::to_string(kSchema) +
+                            ", \"counters\": " + counter_catalog_json() + "},\n";
+  const std::size_t open = text.find("{\n");
+  text.insert(open == std::string::npos ? 0 : open + 2, block);
+  GetOutputStream() << text;
+  return ok;
+}
+
+void JsonReport::ReportRuns(const std::vector<Run>& runs) {
+  for (const Run& run : runs) {
+    std::string text = captured(*this, [&] { benchmark::JSONReporter::ReportRuns({run}); });
+    // A row ends "...\n    }": its block goes in as the last field.
+    const std::size_t close = text.rfind('}');
+    const std::size_t line_end = close == std::string::npos ? std::string::npos : text.rfind('\n', close);
+    if (line_end != std::string::npos)
+      text.insert(line_end, ",\n      \"gpubench\": " + row_block(run.run_name.function_name, run.run_name.args));
+    GetOutputStream() << text;
+  }
+}
+
+}  // namespace gpubench::app

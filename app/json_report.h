@@ -1,0 +1,24 @@
+// Google Benchmark's JSON report with gpubench's data added, written through its public reporter API:
+// the report's top level gets "gpubench" (schema version and the counter catalog: every counter's
+// unit, kind and meaning), and every row gets "gpubench" (its registered name, family, arguments by
+// name and GPU), so readers take them as data instead of parsing names.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+namespace gpubench::app {
+
+class JsonReport : public benchmark::JSONReporter {
+ public:
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+};
+
+// The row block of one benchmark run: {"registered": ..., "family": ..., "args": {...}, "gpu": N|null}.
+// `function_name` and `args` are Google Benchmark's (BenchmarkName's fields).
+std::string row_block(const std::string& function_name, const std::string& args);
+
+}  // namespace gpubench::app

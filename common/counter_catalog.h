@@ -1,0 +1,61 @@
+// Every counter a benchmark row can carry, described once: the harness's own, CUPTI's metric table
+// and each family's derived counters (declared beside the code that writes them). gpubench prints it
+// (--gpubench_list_counters), writes it into every JSON report, docs/counters.md is generated from
+// it, and a row that writes a counter it does not describe fails.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+// kFixed: the code and its inputs fix the value (instructions, conflicts, bytes moved, launch shape):
+// any change between two runs is a change of the code. kMeasured: the hardware's behaviour decides
+// it (times, rates, hit rates, clocks).
+enum class CounterKind { kFixed, kMeasured };
+
+struct CounterDescription {
+  std::string name;     // exact, or a pattern with one '*' ("cycles_per_*")
+  std::string unit;
+  CounterKind kind = CounterKind::kMeasured;
+  std::string meaning;
+  std::string source;   // "harness", "Google Benchmark", "CUPTI <metric>", or the family that writes it
+};
+
+// The catalog, in a stable order: harness, CUPTI, then families in link order.
+std::vector<CounterDescription> counter_catalog();
+
+// The description that covers `name` (an exact entry first, then a pattern), or nullopt.
+std::optional<CounterDescription> describe_counter(const std::string& name);
+
+// Names described twice (by two families, or a family and the harness): each must be described once.
+std::vector<std::string> counter_catalog_duplicates();
+
+// The catalog as text (a table), Markdown (docs/counters.md) or a JSON array.
+std::string counter_catalog_text();
+std::string counter_catalog_markdown();
+std::string counter_catalog_json();
+
+// A JSON string literal of `text` (quotes, backslashes and control characters escaped).
+std::string json_quote(const std::string& text);
+
+// A family's own counter, as GPUBENCH_COUNTERS declares it (the family is the source).
+struct CounterDeclaration {
+  const char* name;
+  const char* unit;
+  CounterKind kind;
+  const char* meaning;
+};
+
+namespace detail {
+bool describe_counters(const char* family, const std::vector<CounterDeclaration>& counters);
+}  // namespace detail
+
+}  // namespace gpubench
+
+// GPUBENCH_COUNTERS(Stream, {"shared_bytes_per_sm", "bytes", CounterKind::kFixed, "..."}, ...): the
+// counters a family writes that the harness does not, described where they are written.
+#define GPUBENCH_COUNTERS(Family, ...)                                           \
+  [[maybe_unused]] static const bool gpubench_counters_##Family =                \
+      ::gpubench::detail::describe_counters(#Family, {__VA_ARGS__})
