@@ -78,6 +78,7 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran) {
         // The card follows the console table; with JSON or CSV on stdout it goes to stderr instead.
         std::FILE* stream = options.format == "console" ? stdout : stderr;
         std::fprintf(stream, "\n%s\n", card.markdown.c_str());
+        std::fflush(stream);
         std::fprintf(stderr, "gpubench: card written to %s.md and %s.json; %s\n", prefix.c_str(), prefix.c_str(),
                      card.message.c_str());
       } else {
