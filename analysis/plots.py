@@ -102,22 +102,28 @@ def parallelism_figure(plt, report, device, output):
                   "warps per SM (all SMs)", "TB/s (128-byte lines read)", f"Memory-level parallelism: {device}", legend_size=8)
 
 
+def rate_series(report, series, x_key, scale):
+    """[(label, sorted (x, bytes_per_second / scale))] of each (registered name, label) the run has rows of,
+    repetitions averaged."""
+    found = []
+    for registered, label in series:
+        rows = mean_rows(report.rows(registered, "bytes_per_second"))
+        if rows:
+            found.append((label, sorted((r[x_key], r["bytes_per_second"] / scale) for r in rows)))
+    return found
+
+
 def mlp_figure(plt, report, device, output):
     """Bandwidth against loads in flight, GPU and host on one log-log figure (seed 002's conclusion: a
     CPU gets its bandwidth from few, smart threads, a GPU from many)."""
     series = [("MemoryParallelism/gpu", f"{device}, every SM"), ("MemoryParallelism/one_sm", f"{device}, one SM"),
               ("MemoryParallelismCPU/chase", "host CPU")]
-    figure, axes = plt.subplots(figsize=(8, 5))
-    plotted = 0
-    for family, label in series:
-        rows = mean_rows(report.rows(family, "bytes_per_second"))
-        if rows:
-            points = sorted((r["loads_in_flight"], r["bytes_per_second"] / 1e9) for r in rows)
-            axes.scatter([p[0] for p in points], [p[1] for p in points], s=14, label=label)
-            plotted += 1
-    if not plotted:
-        plt.close(figure)
+    found = rate_series(report, series, "loads_in_flight", 1e9)
+    if not found:
         return False
+    figure, axes = plt.subplots(figsize=(8, 5))
+    for label, points in found:
+        axes.scatter([p[0] for p in points], [p[1] for p in points], s=14, label=label)
     rate, label = stream.reference(report)
     if rate:
         axes.axhline(rate / 1e9, color="black", linewidth=0.8, linestyle="--", label=f"GPU {label}")
@@ -134,17 +140,12 @@ def bandwidth_figure(plt, report, device, output):
     """Read bandwidth against working set (CacheBandwidth), the counterpart of the latency staircase, with
     the plateaus bandwidth_levels reads and the theoretical DRAM bandwidth."""
     series = [("CacheBandwidth/read", "plain loads (L1 and L2)"), ("CacheBandwidth/read_cg", "ld.cg (L1 bypassed)")]
-    figure, axes = plt.subplots(figsize=(8, 4.8))
-    plotted = 0
-    for family, label in series:
-        rows = mean_rows(report.rows(family, "bytes_per_second"))
-        if rows:
-            points = sorted((r["working_set_bytes"], r["bytes_per_second"] / 1e12) for r in rows)
-            axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=label)
-            plotted += 1
-    if not plotted:
-        plt.close(figure)
+    found = rate_series(report, series, "working_set_bytes", 1e12)
+    if not found:
         return False
+    figure, axes = plt.subplots(figsize=(8, 4.8))
+    for label, points in found:
+        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=label)
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
     for level in cache_bandwidth.plateaus(report):

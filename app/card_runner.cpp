@@ -61,7 +61,6 @@ int run(const std::vector<std::string>& argv, std::string* output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-bool runs(const std::string& python) { return run({python, "-c", "import sys"}, nullptr) == 0; }
 bool has_matplotlib(const std::string& python) { return run({python, "-c", "import matplotlib"}, nullptr) == 0; }
 
 // The user's Python if given; else the first candidate with matplotlib, else the first that runs.
@@ -69,12 +68,12 @@ bool has_matplotlib(const std::string& python) { return run({python, "-c", "impo
 std::string choose_python(const std::string& chosen, std::string* why) {
   if (!chosen.empty()) {
     *why = "as asked";
-    return runs(chosen) ? chosen : std::string();
+    return python_runs(chosen) ? chosen : std::string();
   }
   const std::vector<std::string> candidates = {GPUBENCH_CONFIGURED_PYTHON, "python3", "/usr/bin/python3"};
   std::string first;
   for (const std::string& python : candidates) {
-    if (python.empty() || !runs(python)) continue;
+    if (python.empty() || !python_runs(python)) continue;
     if (has_matplotlib(python)) {
       *why = "the first with matplotlib";
       return python;
@@ -93,6 +92,8 @@ std::string last_line(const std::string& text) {
 }
 
 }  // namespace
+
+bool python_runs(const std::string& python) { return run({python, "-c", "import sys"}, nullptr) == 0; }
 
 CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python) {
   CardResult result;

@@ -13,6 +13,9 @@ struct CardResult {
   std::string message;   // one line: why there is no card, or which Python made it and whether it drew plots
 };
 
+// Whether `python` starts (checked before a run, so a bad --gpubench_python costs no run).
+bool python_runs(const std::string& python);
+
 // Runs card.py on `json` writing `prefix`.md / .json (and plots where matplotlib exists). `python`:
 // the user's choice (--gpubench_python or GPUBENCH_PYTHON), or empty to find one.
 CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python);

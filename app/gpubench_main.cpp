@@ -108,6 +108,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;
   }
+  if (!options.python.empty() && !gpubench::app::python_runs(options.python)) {
+    std::fprintf(stderr, "gpubench: --gpubench_python=%s (or GPUBENCH_PYTHON) does not run\n", options.python.c_str());
+    return 2;
+  }
   if (!options.list_counters.empty()) {
     const std::string& format = options.list_counters;
     std::fputs((format == "markdown" ? gpubench::counter_catalog_markdown()

@@ -74,7 +74,9 @@ bool describe_counters(const char* family, const std::vector<CounterDeclaration>
 }
 }  // namespace detail
 
-std::vector<CounterDescription> counter_catalog() {
+// Built on first use, after static initialization has registered every family's counters.
+const std::vector<CounterDescription>& counter_catalog() {
+  static const std::vector<CounterDescription> catalog = [] {
   std::vector<CounterDescription> all = harness_counters();
   for (const MetricSpec& spec : metric_table()) {
     std::string source = std::string("CUPTI ") + spec.perfworks;
@@ -85,10 +87,12 @@ std::vector<CounterDescription> counter_catalog() {
   }
   all.insert(all.end(), family_counters().begin(), family_counters().end());
   return all;
+  }();
+  return catalog;
 }
 
 std::optional<CounterDescription> describe_counter(const std::string& name) {
-  const std::vector<CounterDescription> all = counter_catalog();
+  const std::vector<CounterDescription>& all = counter_catalog();
   for (const CounterDescription& d : all)
     if (d.name == name) return d;
   for (const CounterDescription& d : all)
@@ -105,7 +109,7 @@ std::vector<std::string> counter_catalog_duplicates() {
 }
 
 std::string counter_catalog_text() {
-  const std::vector<CounterDescription> all = counter_catalog();
+  const std::vector<CounterDescription>& all = counter_catalog();
   std::size_t name_width = 7, unit_width = 4;
   for (const CounterDescription& d : all) {
     name_width = std::max(name_width, d.name.size());

@@ -23,8 +23,9 @@ struct CounterDescription {
   std::string source;   // "harness", "Google Benchmark", "CUPTI <metric>", or the family that writes it
 };
 
-// The catalog, in a stable order: harness, CUPTI, then families in link order.
-std::vector<CounterDescription> counter_catalog();
+// The catalog, in a stable order: harness, CUPTI, then families in link order (built once, on the first
+// call after static initialization).
+const std::vector<CounterDescription>& counter_catalog();
 
 // The description that covers `name` (an exact entry first, then a pattern), or nullopt.
 std::optional<CounterDescription> describe_counter(const std::string& name);
