@@ -67,8 +67,10 @@ class Row(dict):
             self.registered = described.get("registered", "")
             self.args = dict(described.get("args", {}))
             self.gpu = described.get("gpu")
+            self.wall_s = described.get("wall_s")  # what the case cost the run (first row of a case)
         else:
             self.registered, self.args, self.gpu = parse_name(raw.get("run_name") or raw.get("name", ""))
+            self.wall_s = None
         self.family, _, self.case = self.registered.partition("/")
         self.full_name = raw.get("run_name", raw.get("name", ""))  # as written: GPU tag kept
         if self.gpu is not None:

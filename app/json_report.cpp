@@ -3,6 +3,7 @@
 #include "common/counter_catalog.h"
 #include "common/registry.h"
 
+#include <cstdio>
 #include <sstream>
 
 namespace gpubench::app {
@@ -26,9 +27,15 @@ void strip_suffix(std::string& text, const std::string& suffix) {
     text.resize(text.size() - suffix.size());
 }
 
+std::string wall_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", seconds);
+  return text;
+}
+
 }  // namespace
 
-std::string row_block(const std::string& function_name, const std::string& args) {
+std::string row_block(const std::string& function_name, const std::string& args, double wall_s) {
   const Registration* registration = registration_of(function_name);
   std::string registered = function_name;
   std::string family = registration != nullptr ? registration->family : registered.substr(0, registered.find('/'));
@@ -50,10 +57,12 @@ std::string row_block(const std::string& function_name, const std::string& args)
     start = end + 1;
   }
   return "{\"registered\": " + json_quote(registered) + ", \"family\": " + json_quote(family) + ", \"args\": {" +
-         fields + "}, \"gpu\": " + (gpu >= 0 ? std::to_string(gpu) : std::string("null")) + "}";
+         fields + "}, \"gpu\": " + (gpu >= 0 ? std::to_string(gpu) : std::string("null")) +
+         (wall_s >= 0 ? ", \"wall_s\": " + wall_text(wall_s) : std::string()) + "}";
 }
 
 bool JsonReport::ReportContext(const Context& context) {
+  last_report_ = std::chrono::steady_clock::now();
   bool ok = true;
   std::string text = captured(*this, [&] { ok = benchmark::JSONReporter::ReportContext(context); });
   // Google Benchmark opens the report with "{\n"; gpubench's block goes first inside it.
@@ -66,13 +75,18 @@ bool JsonReport::ReportContext(const Context& context) {
 }
 
 void JsonReport::ReportRuns(const std::vector<Run>& runs) {
+  // The first run of a call carries the case's wall time (repetitions and aggregates follow it).
+  const auto now = std::chrono::steady_clock::now();
+  double wall_s = std::chrono::duration<double>(now - last_report_).count();
+  last_report_ = now;
   for (const Run& run : runs) {
     std::string text = captured(*this, [&] { benchmark::JSONReporter::ReportRuns({run}); });
     // A row ends "...\n    }": its block goes in as the last field.
     const std::size_t close = text.rfind('}');
     const std::size_t line_end = close == std::string::npos ? std::string::npos : text.rfind('\n', close);
     if (line_end != std::string::npos)
-      text.insert(line_end, ",\n      \"gpubench\": " + row_block(run.run_name.function_name, run.run_name.args));
+      text.insert(line_end, ",\n      \"gpubench\": " + row_block(run.run_name.function_name, run.run_name.args, wall_s));
+    wall_s = -1.0;
     GetOutputStream() << text;
   }
 }

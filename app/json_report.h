@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,15 @@ class JsonReport : public benchmark::JSONReporter {
  public:
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
+
+ private:
+  std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
 };
 
-// The row block of one benchmark run: {"registered": ..., "family": ..., "args": {...}, "gpu": N|null}.
-// `function_name` and `args` are Google Benchmark's (BenchmarkName's fields).
-std::string row_block(const std::string& function_name, const std::string& args);
+// The row block of one benchmark run: {"registered": ..., "family": ..., "args": {...}, "gpu": N|null}
+// and, where given, "wall_s": the seconds since the previous row was reported (its setup, trials,
+// counters and checks: what the row costs a run). `function_name` and `args` are Google Benchmark's
+// (BenchmarkName's fields).
+std::string row_block(const std::string& function_name, const std::string& args, double wall_s = -1.0);
 
 }  // namespace gpubench::app

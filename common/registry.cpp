@@ -1,12 +1,16 @@
 #include "common/registry.h"
 
 #include "common/counter_catalog.h"
+#include "common/cuda_check.h"
 #include "common/cupti/counter_session.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/run_control.h"
 #include "common/detail/running_case.h"
 
+#include <cuda_runtime_api.h>
+
 #include <atomic>
+#include <map>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -53,6 +57,32 @@ void move_session_to(int device) {
   GpuSession::select_device(device);
 }
 
+// GPUs whose context a row's error broke (a sticky CUDA error: every later call fails the same way),
+// with the reason: their remaining rows end with it, the other GPUs' rows run.
+std::map<int, std::string>& broken_devices() {
+  static std::map<int, std::string> broken;
+  return broken;
+}
+
+// A GPU row runs on its session's GPU whatever is current: describing several GPUs, a peer row or a
+// library may have left another one current, and an allocation made before the session is first
+// touched would land there.
+void enter_gpu_row(int device) {
+  if (device >= 0) move_session_to(device);
+  const int index = GpuSession::get().device().index;
+  GPUBENCH_CUDA(cudaSetDevice(index));
+}
+
+// After a GPU row's error: clears what is pending so the next row does not inherit it, and marks the
+// GPU broken when the error is sticky (it is still there after being read).
+void leave_failed_gpu_row() {
+  const cudaError_t pending = cudaGetLastError();
+  const cudaError_t still = cudaGetLastError();
+  if (pending == cudaSuccess || still == cudaSuccess) return;
+  broken_devices()[GpuSession::selected_device()] =
+      std::string(cudaGetErrorName(still)) + " (" + cudaGetErrorString(still) + ")";
+}
+
 std::vector<Registration>& registration_list() {
   static std::vector<Registration> list;
   return list;
@@ -84,13 +114,22 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
       return;
     }
     detail::RunningCaseScope scope({counters.get(), std::move(args), &registration.arg_names});
+    const int device = registration.device >= 0 ? registration.device : GpuSession::selected_device();
+    if (registration.needs_gpu && broken_devices().count(device)) {
+      ++g_failed;
+      state.SkipWithError(("not run: GPU " + std::to_string(device) + " is unusable after an earlier row's " +
+                           broken_devices()[device])
+                              .c_str());
+      return;
+    }
     try {
-      if (registration.device >= 0) move_session_to(registration.device);
+      if (registration.needs_gpu) enter_gpu_row(registration.device);
       body(state);
       if (const std::string names = undescribed_counters(state); !names.empty())
         throw std::logic_error("counter(s) " + names + " not described: add them to the family's GPUBENCH_COUNTERS");
     } catch (const std::exception& e) {
       if (!detail::interrupted()) ++g_failed;
+      if (registration.needs_gpu && dynamic_cast<const GpuUnavailable*>(&e) == nullptr) leave_failed_gpu_row();
       state.SkipWithError(detail::interrupted() ? "interrupted" : e.what());
     }
   };
@@ -152,10 +191,11 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
   std::set<std::string> host_families;  // registered no GPU row for the first GPU
   const bool several = devices.size() > 1;
   for (std::size_t pass = 0; pass < devices.size(); ++pass) {
+    const ChipShape chip = chip_shape(devices[pass]);
     for (const detail::FamilyEntry& entry : detail::families()) {
       if (pass > 0 && host_families.count(entry.name)) continue;
       const std::size_t first = registration_list().size();
-      entry.registration(Family(entry.name, preset, devices[pass], several));
+      entry.registration(Family(entry.name, preset, devices[pass], several, chip));
       bool gpu_rows = false, host_rows = false;
       for (std::size_t i = first; i < registration_list().size(); ++i)
         (registration_list()[i].needs_gpu ? gpu_rows : host_rows) = true;

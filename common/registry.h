@@ -3,6 +3,8 @@
 // the gpubench main registers once the command line is parsed (presets are known by then).
 #pragma once
 
+#include "common/chip_shape.h"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -59,13 +61,17 @@ enum class Preset { kQuick, kFull };
 // GPU row's name (and family) ends in /gpu:N; a family of host rows only registers once, unsuffixed.
 class Family {
  public:
-  Family(std::string name, Preset preset, int device = 0, bool several_devices = false)
+  Family(std::string name, Preset preset, int device = 0, bool several_devices = false,
+         ChipShape chip = default_chip_shape())
       : name_(std::move(name)), preset_(preset), device_(device),
-        suffix_(several_devices ? device_suffix(device) : std::string()) {}
+        suffix_(several_devices ? device_suffix(device) : std::string()), chip_(chip) {}
   const std::string& name() const { return name_; }
   Preset preset() const { return preset_; }
   // The GPU these registrations are for (peers are the others).
   int device() const { return device_; }
+  // The GPU's SM count and cache sizes, for points that must straddle its edges (H100 SXM's
+  // without a GPU: see default_chip_shape()).
+  const ChipShape& chip() const { return chip_; }
   static std::string device_suffix(int device) { return "/gpu:" + std::to_string(device); }
   // The full sweep, or the few points that carry the family's answer in the quick preset.
   template <class T>
@@ -87,6 +93,7 @@ class Family {
   Preset preset_;
   int device_;
   std::string suffix_;  // /gpu:N in a run over several GPUs
+  ChipShape chip_;
 };
 
 using FamilyRegistration = void (*)(const Family&);

@@ -17,27 +17,45 @@ def plateaus(report):
         return []
     cached = [r for r in rows if r["run_name"].startswith("CacheBandwidth/read/")]
     bypass = [r for r in rows if r["run_name"].startswith("CacheBandwidth/read_cg/")]
+    shared = [r for r in rows if r["run_name"].startswith("CacheBandwidth/read_shared/")]
+    # With both ways measured, each L2 figure is named for its data.
+    private_l2 = "L2, data private to each SM" if shared else "L2"
     found = []
     for name, plateau in (("L1", [r for r in cached if r["args"].get("KiB_per_sm", 0) <= 128]),
-                          ("L2", [r for r in bypass if r["working_set_bytes"] <= l2 / 2]),
-                          ("DRAM", [r for r in rows if r["working_set_bytes"] >= 2 * l2])):
+                          (private_l2, [r for r in bypass if r["working_set_bytes"] <= l2 / 2]),
+                          ("L2, one data set all SMs share", [r for r in shared if r["working_set_bytes"] <= l2 / 2]),
+                          ("DRAM", [r for r in cached + bypass if r["working_set_bytes"] >= 2 * l2])):
         if plateau:
-            found.append({"name": name, "bytes_per_second": median(r["bytes_per_second"] for r in plateau),
-                          "bytes_per_clock_per_sm": median(r.get("bytes_per_clock_per_sm", 0) for r in plateau),
-                          "rows": sorted(r["run_name"] for r in plateau)})
+            level = {"name": name, "bytes_per_second": median(r["bytes_per_second"] for r in plateau),
+                     "bytes_per_clock_per_sm": median(r.get("bytes_per_clock_per_sm", 0) for r in plateau),
+                     "rows": sorted(r["run_name"] for r in plateau)}
+            # The share of L2's read sectors that crossed between the two partitions (Hopper's fabric).
+            fabric = [r["l2_fabric_sectors"] / (r["l2_read_bytes"] / 32) for r in plateau
+                      if r.get("l2_fabric_sectors") is not None and r.get("l2_read_bytes")]
+            if fabric:
+                level["fabric_share"] = median(fabric)
+            found.append(level)
     return found
+
+
+KEYS = {"L1": "l1", "L2": "l2", "L2, data private to each SM": "l2", "L2, one data set all SMs share": "l2_shared",
+        "DRAM": "dram"}
 
 
 def card(report):
     found = plateaus(report)
     for level in found:
-        key = "bandwidth." + level["name"].lower()
+        key = "bandwidth." + KEYS[level["name"]]
         source = f"CacheBandwidth ({len(level['rows'])} rows)"
+        if level["name"].startswith("L2, one"):
+            source = f"CacheBandwidth/read_shared ({len(level['rows'])} rows)"
         yield Value(key + ".bytes_per_second", SECTION, f"{level['name']} read bandwidth", level["bytes_per_second"],
                     "B/s", source)
+        text = (f"{level['bytes_per_second'] / 1e12:.2f} TB/s, {level['bytes_per_clock_per_sm']:.1f} bytes per "
+                "clock per SM")
+        if "fabric_share" in level and level["name"] != "L2":
+            text += f"; {level['fabric_share']:.0%} of L2 read sectors crossed the partitions' fabric"
         yield Value(key + ".bytes_per_clock_per_sm", SECTION, f"{level['name']} read bandwidth",
-                    level["bytes_per_clock_per_sm"], "B/clk/SM", source,
-                    f"{level['bytes_per_second'] / 1e12:.2f} TB/s, {level['bytes_per_clock_per_sm']:.1f} bytes per "
-                    "clock per SM")
+                    level["bytes_per_clock_per_sm"], "B/clk/SM", source, text)
     if not found:
         yield Value.missing("bandwidth.levels", SECTION, "L1 / L2 / DRAM read bandwidth by working set", "B/s")

@@ -67,22 +67,59 @@ def card(report):
     yield from tlb_and_carveout(report)
 
 
+def level_sms(report, prefix, level):
+    """The SMs the rows of a level ran on (the `sm` counter), as a sorted tuple."""
+    sizes = set(level["sizes"])
+    return tuple(sorted({int(r["sm"]) for r in levels.chase_rows(report, prefix, "cycles_per_load", 128)
+                         if "sm" in r and levels.working_set(r) in sizes}))
+
+
+def sweeps_over_sms(report):
+    """{"L2": row, "L2 (far)": row}: the PointerChase/l2_sms rows (every SM chased in turn); the set
+    within the near half of L2 is the near one."""
+    l2 = float(report.context.get("gpu_l2_bytes", 0) or 0)
+    found = {}
+    for row in report.rows("PointerChase/l2_sms", "median_over_sms"):
+        found["L2" if levels.working_set(row) <= l2 / 2 else "L2 (far)"] = row
+    return found
+
+
+def over_sms_text(row):
+    low, high = row.value("min_over_sms"), row.value("max_over_sms")
+    return (f"median of {int(row['sms_swept'])} SMs; {low:.1f} on SM {int(row['fastest_sm'])} .. {high:.1f} on "
+            f"SM {int(row['slowest_sm'])} ({(high - low) / low:.1%})")
+
+
 def memory(report):
-    """Load-to-use latency per level from the direct chase (`p = *p`), the indexed chase's reading
-    beside it, and their difference: the address arithmetic the indexed loop adds per load."""
+    """Load-to-use latency per level from the direct chase (`p = *p`; for L2, the median over every SM
+    where the run swept them), the indexed chase's reading beside it, and their difference (the
+    address arithmetic the indexed loop adds per load) where both ran on the same SM."""
     direct = {level["name"]: level for level in level_table(report, "PointerChase/direct", 128)}
     indexed = {level["name"]: level for level in level_table(report, "PointerChase/cached", 128)}
+    sweeps = sweeps_over_sms(report)
     for name in ("L1", "L2", "L2 (far)", "DRAM"):
         key = "memory." + name.lower().replace(" (far)", "_far")
         level, index_level = direct.get(name), indexed.get(name)
+        sweep = sweeps.get(name)
+        if sweep is not None:
+            cycles = sweep.value("median_over_sms")
+            ns = cycles * 1e3 / sweep.value("sm_mhz") if sweep.value("sm_mhz") else None
+            source = f"{sweep.short_name} (1 row, every SM)"
+            yield Value(key + ".cycles", MEMORY, f"{name} load-to-use latency", cycles, "cycles", source,
+                        f"{cycles:.1f} cycles, {ns:.1f} ns: {over_sms_text(sweep)}")
+            yield Value(key + ".ns", MEMORY, f"{name} load-to-use latency (ns)", ns, "ns", source)
+            low, high = sweep.value("min_over_sms"), sweep.value("max_over_sms")
+            yield Value(key + ".sm_spread", MEMORY, f"{name} load-to-use latency over SMs", (high - low) / low,
+                        "of the fastest", source, over_sms_text(sweep))
         if level is None:
-            if name != "L2 (far)":
+            if name != "L2 (far)" and sweep is None:
                 yield Value.missing(key + ".cycles", MEMORY, f"{name} load-to-use latency", "cycles")
         else:
             source = span("PointerChase/direct", level["sizes"], "/stride:128")
-            yield Value(key + ".cycles", MEMORY, f"{name} load-to-use latency", level["latency"], "cycles", source,
-                        f"{level['latency']:.1f} cycles, {level['ns']:.1f} ns")
-            yield Value(key + ".ns", MEMORY, f"{name} load-to-use latency (ns)", level["ns"], "ns", source)
+            if sweep is None:
+                yield Value(key + ".cycles", MEMORY, f"{name} load-to-use latency", level["latency"], "cycles",
+                            source, f"{level['latency']:.1f} cycles, {level['ns']:.1f} ns")
+                yield Value(key + ".ns", MEMORY, f"{name} load-to-use latency (ns)", level["ns"], "ns", source)
             if level["max_bytes"] is not None:
                 yield Value(key + ".capacity_bytes", MEMORY, f"{name} capacity edge", level["min_bytes"], "bytes",
                             source, f"holds {size_text(level['min_bytes'])}, misses from {size_text(level['max_bytes'])}",
@@ -91,7 +128,14 @@ def memory(report):
             source = span("PointerChase/cached", index_level["sizes"], "/stride:128")
             text = f"{index_level['latency']:.1f} cycles"
             if level is not None:
-                text += f", {index_level['latency'] - level['latency']:+.1f} for the index-to-address arithmetic"
+                on = level_sms(report, "PointerChase/cached", index_level)
+                direct_on = level_sms(report, "PointerChase/direct", level)
+                if len(on) == 1 and on == direct_on:
+                    text += (f", {index_level['latency'] - level['latency']:+.1f} for the index-to-address arithmetic "
+                             f"(both on SM {on[0]})")
+                else:
+                    text += (f" (SM {', '.join(map(str, on))}; load-to-use on SM {', '.join(map(str, direct_on))}: "
+                             "different SMs, no difference stated)")
             yield Value(key + ".indexed_cycles", MEMORY, f"{name} latency, indexed chase", index_level["latency"],
                         "cycles", source, text)
 

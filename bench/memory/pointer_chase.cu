@@ -5,6 +5,7 @@
 #include "bench/memory/chase/device_chain.cuh"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
+#include "common/chip_shape.h"
 #include "common/cuda_check.h"
 #include "common/counter_catalog.h"
 #include "common/experiment.h"
@@ -65,6 +66,24 @@ void finish_launched(cudaStream_t stream) {
 // The counters every latency row carries besides cycles (its set and stride are its arguments).
 void report_chase(benchmark::State& state, const RunResult& result) { report_per(state, result, "load", kTimedLoads); }
 
+// Pinned launches (target SM given): enough one-thread blocks that one lands on every SM, and a claim
+// word with an id above every earlier launch's, so exactly one block chases.
+unsigned pinned_blocks() { return 2 * static_cast<unsigned>(device().sm_count); }
+unsigned long long next_launch_id() {
+  static unsigned long long id = 0;
+  return ++id;
+}
+unsigned long long* chase_claim() {
+  static ArgCache<DeviceBuffer<unsigned long long>> claims;  // released with the session, like the chains
+  return claims
+      .get({0}, [] {
+        DeviceBuffer<unsigned long long> claim(1);
+        claim.fill_bytes(0, stream());
+        return claim;
+      })
+      .data();
+}
+
 template <kernels::LoadPath Path, unsigned IndexBytes = 4, int Instance = kDefaultInstance>
 void global_chase(benchmark::State& state) {
   constexpr auto kernel = kernels::pointer_chase<Path, IndexBytes, Instance>;
@@ -84,7 +103,7 @@ void global_chase(benchmark::State& state) {
   }
   const auto walk_whole_cycle = [&](DeviceChain& whole, cudaStream_t s) {
     kernel<<<1, 1, 0, s>>>(whole.words(), whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0,
-                           Clocks{});
+                           Clocks{}, kernels::kAnySm, nullptr, 0);
   };
   const bool warm_whole = l2_could_hold(bytes, stride);
   DeviceChain& chain = cache.get(key, [&] {
@@ -100,17 +119,20 @@ void global_chase(benchmark::State& state) {
   options.profile_warm = true;
   if (warm_whole) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);
+  // On SM 0, as the load-to-use chase: the card subtracts one from the other.
+  unsigned long long* claim = chase_claim();
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernel<<<1, 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c);
+    kernel<<<pinned_blocks(), 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c, 0, claim,
+                                         next_launch_id());
   }, options);
   report_chase(state, result);
-  state.counters["sm"] = chain.last_sm();  // unpinned: whichever SM the block scheduler chose
+  state.counters["sm"] = chain.last_sm();  // read back: the SM asked for
 
   // The course notebook's "checking results": a launch from the cycle's start ends where the host
   // says. It walks from a position of its own: restarting the main walk would make the next trial
   // re-read lines the last one left in L2 (seen: DRAM-sized sets 6% faster in one repetition).
   DeviceBuffer<std::uint32_t> check = chain.position_at(0);
-  kernel<<<1, 1, 0, stream>>>(chain.words(), check.data(), warmup, kTimedLoads, Clocks{});
+  kernel<<<1, 1, 0, stream>>>(chain.words(), check.data(), warmup, kTimedLoads, Clocks{}, kernels::kAnySm, nullptr, 0);
   finish_launched(stream);
   chain.expect_walked(check, 0, warmup + kTimedLoads);
 }
@@ -122,7 +144,6 @@ void global_chase(benchmark::State& state) {
 template <kernels::LoadPath Path, bool SmArgument = false>
 void direct_chase(benchmark::State& state) {
   static ArgCache<DirectChain> chains;
-  static unsigned long long launch_id = 0;  // above every earlier launch's, for the SM claim
   constexpr auto kernel = kernels::pointer_chase_direct<Path>;
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   const std::size_t stride = static_cast<std::size_t>(arg(state, "stride"));
@@ -132,11 +153,11 @@ void direct_chase(benchmark::State& state) {
                               std::to_string(device().sm_count));
     return;
   }
-  const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // at least one lands on every SM
+  const unsigned blocks = pinned_blocks();
   const cudaStream_t stream = gpubench::stream();
   const auto walk_whole_cycle = [&](DirectChain& whole, cudaStream_t s) {
     kernel<<<blocks, 1, 0, s>>>(whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0, Clocks{},
-                                target_sm, ++launch_id);
+                                target_sm, next_launch_id());
   };
   const bool warm_whole = l2_could_hold(bytes, stride);
   DirectChain& chain = chains.get({arg(state, "bytes"), arg(state, "stride")}, [&] {
@@ -154,13 +175,63 @@ void direct_chase(benchmark::State& state) {
   if (warm_whole) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, target_sm, ++launch_id);
+    kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, target_sm, next_launch_id());
   }, options);
   report_chase(state, result);
   state.counters["sm"] = chain.last_sm();  // where the chase ran: the SM asked for, read back
 
   DeviceBuffer<std::uint64_t> check = chain.position_at(0);
-  kernel<<<blocks, 1, 0, stream>>>(check.data(), warmup, kTimedLoads, Clocks{}, target_sm, ++launch_id);
+  kernel<<<blocks, 1, 0, stream>>>(check.data(), warmup, kTimedLoads, Clocks{}, target_sm, next_launch_id());
+  finish_launched(stream);
+  chain.expect_walked(check, 0, warmup + kTimedLoads);
+}
+
+// The L2's load-to-use latency from every SM in turn: a chip's L2 latency is a spread over its SMs
+// (an SM's distance to the slices), not one SM's reading. A few untimed pinned launches per SM give
+// the sweep; the row's time and cycles are then the median SM's, timed as any row's.
+void l2_over_sms(benchmark::State& state) {
+  static ArgCache<DirectChain> chains;
+  constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kL2Only>;
+  constexpr int kLaunchesPerSm = 3;
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  const std::size_t stride = static_cast<std::size_t>(arg(state, "stride"));
+  const cudaStream_t stream = gpubench::stream();
+  const unsigned blocks = pinned_blocks();
+  DirectChain& chain = chains.get({arg(state, "bytes"), arg(state, "stride")}, [&] {
+    DirectChain made(bytes, stride, stream);
+    kernel<<<1, 1, 0, stream>>>(made.position(), static_cast<std::uint32_t>(made.host().nodes), 0, Clocks{},
+                                kernels::kAnySm, 0);
+    finish_launched(stream);
+    return made;
+  });
+  const std::uint32_t warmup = warmup_loads(chain.host().nodes);
+  const auto on_sm = [&](int sm) {
+    return [&, sm](cudaStream_t s, Clocks c) {
+      kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, sm, next_launch_id());
+    };
+  };
+  const int sms = device().sm_count;
+  std::vector<double> per_sm(static_cast<std::size_t>(sms));
+  for (int sm = 0; sm < sms; ++sm) per_sm[sm] = untimed_cycles(on_sm(sm), kLaunchesPerSm) / kTimedLoads;
+  std::vector<int> order(per_sm.size());
+  for (int sm = 0; sm < sms; ++sm) order[sm] = sm;
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return per_sm[a] < per_sm[b]; });
+  const int median_sm = order[order.size() / 2];
+
+  RunOptions options{{"l2_read_hit_sectors", "l2_read_miss_sectors", "l2_far_read_hit_sectors", "dram_read_bytes"}};
+  options.profile_warm = true;
+  const RunResult result = run(state, on_sm(median_sm), options);
+  report_chase(state, result);
+  state.counters["sm"] = chain.last_sm();
+  state.counters["sms_swept"] = sms;
+  state.counters["median_over_sms"] = per_sm[median_sm];
+  state.counters["min_over_sms"] = per_sm[order.front()];
+  state.counters["max_over_sms"] = per_sm[order.back()];
+  state.counters["fastest_sm"] = order.front();
+  state.counters["slowest_sm"] = order.back();
+
+  DeviceBuffer<std::uint64_t> check = chain.position_at(0);
+  kernel<<<blocks, 1, 0, stream>>>(check.data(), warmup, kTimedLoads, Clocks{}, median_sm, next_launch_id());
   finish_launched(stream);
   chain.expect_walked(check, 0, warmup + kTimedLoads);
 }
@@ -213,31 +284,43 @@ GPUBENCH_FAMILY(PointerChase) {
   using Sets = std::vector<std::int64_t>;
   constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
   const bool quick = family.preset() == Preset::kQuick;
+  const ChipShape& chip = family.chip();
   const std::vector<std::string> set_and_stride{"bytes", "stride"};
-  // Quick: sizes on each plateau and on both sides of each edge of the H100/H200 staircase (L1 up to
-  // 192 KiB, near L2 up to 24 MiB, far L2 32-48 MiB, DRAM from 64 MiB), enough points for the level
-  // rule. 40 MiB (in both presets) puts a point inside the far-L2 plateau, whose 48 MiB end nearly
+  // Quick: sizes inside and past L1, and on both sides of the near-L2 (half of L2 on chips with two
+  // partitions), whole-L2 and DRAM edges, from the GPU's sizes (H100: 16 KiB-384 KiB, 1-64 MiB, 256
+  // MiB, 1 GiB). The full sweep adds a point inside the far-L2 plateau (80% of L2), whose end nearly
   // fills the L2 and moves by a few percent between runs.
   auto* cached = family.gpu("PointerChase/cached", set_and_stride, global_chase<LoadPath::kCached>);
   Sets full_sets = working_sets(4 * KiB, GiB);
-  full_sets.insert(std::find(full_sets.begin(), full_sets.end(), 48 * MiB), 40 * MiB);
-  const Sets quick_cached_sets = {16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 256 * KiB, 384 * KiB, 1 * MiB, 4 * MiB,
-                                  12 * MiB, 16 * MiB, 24 * MiB, 32 * MiB, 40 * MiB, 48 * MiB, 64 * MiB, 256 * MiB, GiB};
-  for (std::int64_t bytes : family.pick<Sets>(quick_cached_sets, full_sets)) cached->Args({bytes, 128});
+  full_sets.push_back(far_l2_set(chip));
+  std::sort(full_sets.begin(), full_sets.end());
+  full_sets.erase(std::unique(full_sets.begin(), full_sets.end()), full_sets.end());
+  Sets quick_sets = l1_edge_sets(chip);
+  for (std::int64_t bytes : l2_edge_sets(chip))
+    if (bytes > quick_sets.back()) quick_sets.push_back(bytes);
+  for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets)) cached->Args({bytes, 128});
   if (!quick) {
     for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
   }
   // Load-to-use (`p = *p`, no address arithmetic): the same sets as the indexed ld.ca chase.
   auto* direct = family.gpu("PointerChase/direct", set_and_stride, direct_chase<LoadPath::kCached>);
-  for (std::int64_t bytes : family.pick<Sets>(quick_cached_sets, full_sets)) direct->Args({bytes, 128});
+  for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets)) direct->Args({bytes, 128});
+  const std::int64_t near_l2 = std::min<std::int64_t>(2 * MiB, static_cast<std::int64_t>(chip.l2_bytes) / 4);
   auto* direct_l2 = family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>);
-  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, 16 * MiB, 40 * MiB, GiB}, full_sets)) direct_l2->Args({bytes, 128});
-  // The near- and far-L2 load-to-use latency seen from SMs across the chip (quick: every 16th SM to
-  // 128, full: every 4th to 188; SMs past the GPU's count skip).
-  auto* direct_sm = family.gpu("PointerChase/direct_sm", {"bytes", "stride", "sm"},
-                               direct_chase<LoadPath::kL2Only, true>);
-  for (std::int64_t bytes : {2 * MiB, 40 * MiB})
-    for (std::int64_t sm = 0; sm <= (quick ? 128 : 188); sm += quick ? 16 : 4) direct_sm->Args({bytes, 128, sm});
+  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, static_cast<std::int64_t>(chip.l2_bytes) / 3 / MiB * MiB,
+                                               far_l2_set(chip), GiB},
+                                              full_sets))
+    direct_l2->Args({bytes, 128});
+  // The near- and far-L2 load-to-use latency from every SM of the chip, one row each (median, range,
+  // fastest and slowest SM); the full preset also keeps a row per 4th SM for plots.
+  auto* l2_sms = family.gpu("PointerChase/l2_sms", set_and_stride, l2_over_sms);
+  for (std::int64_t bytes : {near_l2, far_l2_set(chip)}) l2_sms->Args({bytes, 128});
+  if (!quick) {
+    auto* direct_sm = family.gpu("PointerChase/direct_sm", {"bytes", "stride", "sm"},
+                                 direct_chase<LoadPath::kL2Only, true>);
+    for (std::int64_t bytes : {near_l2, far_l2_set(chip)})
+      for (std::int64_t sm = 0; sm < chip.sm_count; sm += 4) direct_sm->Args({bytes, 128, sm});
+  }
   auto* l2_only = family.gpu("PointerChase/l2_only", set_and_stride, global_chase<LoadPath::kL2Only>);
   for (std::int64_t bytes : family.pick<Sets>({4 * KiB, GiB}, working_sets(4 * KiB, GiB))) l2_only->Args({bytes, 128});
   if (!quick) {
@@ -254,18 +337,15 @@ GPUBENCH_FAMILY(PointerChase) {
     tlb->Args({bytes, kPageStride});
 
   // The L1 edge under three L1/shared splits (percent of the unified array preferred as shared).
-  // Quick: two sizes each side of each split's edge.
+  // Quick: four sizes up to the L1 each split leaves (H100, 0%: 160-256 KiB).
   auto* carveout = family.gpu("PointerChase/carveout", {"bytes", "stride", "carveout"},
                               global_chase<LoadPath::kCached, 4, kCarveoutInstance>);
-  const std::vector<std::pair<std::int64_t, Sets>> quick_edges = {
-      {0, {160 * KiB, 192 * KiB, 224 * KiB, 256 * KiB}},
-      {50, {64 * KiB, 96 * KiB, 128 * KiB, 160 * KiB}},
-      {100, {8 * KiB, 16 * KiB, 24 * KiB, 32 * KiB}}};
-  for (const auto& [percent, edge_sets] : quick_edges) {
-    Sets sets = edge_sets;
+  for (int percent : {0, 50, 100}) {
+    Sets sets = sets_below(static_cast<std::int64_t>(l1_bytes_at_carveout(chip, percent)));
     if (!quick) {
       sets.clear();
-      for (std::int64_t bytes = 8 * KiB; bytes <= 320 * KiB; bytes += bytes < 64 * KiB ? 8 * KiB : 32 * KiB)
+      for (std::int64_t bytes = 8 * KiB; bytes <= static_cast<std::int64_t>(chip.l1_shared_bytes) * 5 / 4;
+           bytes += bytes < 64 * KiB ? 8 * KiB : 32 * KiB)
         sets.push_back(bytes);
     }
     for (std::int64_t bytes : sets) carveout->Args({bytes, 128, percent});
@@ -280,7 +360,14 @@ GPUBENCH_FAMILY(PointerChase) {
 }
 
 GPUBENCH_COUNTERS(PointerChase,
-                  {"sm", "SM index", CounterKind::kMeasured, "the SM the chase ran on, read back from %smid"});
+                  {"sm", "SM index", CounterKind::kMeasured, "the SM the chase ran on, read back from %smid"},
+                  {"sms_swept", "SMs", CounterKind::kFixed, "SMs the over-SMs sweep chased from (every SM of the GPU)"},
+                  {"median_over_sms", "cycles", CounterKind::kMeasured,
+                   "cycles per load of the median SM of the sweep (untimed launches)"},
+                  {"min_over_sms", "cycles", CounterKind::kMeasured, "cycles per load of the fastest SM of the sweep"},
+                  {"max_over_sms", "cycles", CounterKind::kMeasured, "cycles per load of the slowest SM of the sweep"},
+                  {"fastest_sm", "SM index", CounterKind::kMeasured, "the SM with the fewest cycles per load"},
+                  {"slowest_sm", "SM index", CounterKind::kMeasured, "the SM with the most cycles per load"});
 
 }  // namespace
 }  // namespace gpubench

@@ -29,15 +29,20 @@ __device__ __forceinline__ float4 load_for_bandwidth(const float4* p) {
 
 // Block b reads data[b * slice_vectors, (b + 1) * slice_vectors) `reps` times and writes the sum
 // of what each thread read to partial[thread] (the tests' reduction; it also keeps the loads alive).
+// shared_slice: every block reads the same slice, data[0, slice_vectors), block b starting b/gridDim
+// of the way into it, so the blocks spread over the slice instead of requesting the same lines at once.
 template <bool kBypassL1>
 static __global__ void __launch_bounds__(kCacheReadThreads, 2)
-    cache_read(const float4* data, unsigned slice_vectors, int reps, float* partial, Clocks clocks) {
-  const float4* first = data + static_cast<std::size_t>(blockIdx.x) * slice_vectors + threadIdx.x;
+    cache_read(const float4* data, unsigned slice_vectors, int reps, float* partial, Clocks clocks,
+               bool shared_slice = false) {
+  const float4* first =
+      data + (shared_slice ? std::size_t{0} : static_cast<std::size_t>(blockIdx.x) * slice_vectors) + threadIdx.x;
   // This thread's vectors per pass (0 where the slice is smaller than the block).
   const unsigned mine = threadIdx.x < slice_vectors ? (slice_vectors - threadIdx.x + blockDim.x - 1) / blockDim.x : 0;
   const unsigned long long loads = static_cast<unsigned long long>(mine) * static_cast<unsigned>(reps);
-  const float4* p = first;
-  unsigned m = 0;  // index of p among this thread's vectors
+  // index of p among this thread's vectors
+  unsigned m = shared_slice ? static_cast<unsigned>(static_cast<unsigned long long>(mine) * blockIdx.x / gridDim.x) : 0;
+  const float4* p = first + static_cast<std::size_t>(m) * blockDim.x;
   float sum = 0.0f;
   const Clocks::Stamp start = clocks.begin();
   unsigned long long done = 0;

@@ -38,15 +38,28 @@ __device__ __forceinline__ std::uint32_t chase_load(const std::uint32_t* address
   return next;
 }
 
-// Launch <<<1, 1>>>. Continues from position[0], chases `warmup` untimed then `steps` timed loads,
-// and stores where it stopped back into position[0], so consecutive launches walk the whole cycle;
-// position[1] gets the SM it ran on, plus one.
+inline constexpr int kAnySm = -1;
+
+// Whether this block is the one that chases: any block when target_sm is kAnySm; otherwise the first
+// block on target_sm to raise *claim to launch_id (launch enough one-thread blocks to reach every SM,
+// 2 per SM, with a launch_id above every earlier one). An L2 hit's latency depends on the SM's
+// distance to the L2 slice, so the SM is an argument, not luck.
+__device__ __forceinline__ bool chases_here(int target_sm, unsigned long long* claim, unsigned long long launch_id) {
+  return target_sm == kAnySm ||
+         (sm_id() == static_cast<unsigned>(target_sm) && atomicMax(claim, launch_id) < launch_id);
+}
+
+// Launch <<<1, 1>>>, or pinned to an SM as chases_here() says. Continues from position[0], chases
+// `warmup` untimed then `steps` timed loads, and stores where it stopped back into position[0], so
+// consecutive launches walk the whole cycle; position[1] gets the SM it ran on, plus one.
 // A value is an index in units of IndexBytes: 4 (word index) or the stride (node index, for sets
 // beyond 2^32 words); either way one IMAD.WIDE turns it into an address. `Instance` only makes a
 // separate kernel, so a function attribute set on one (the L1/shared carveout) leaves the other alone.
 template <LoadPath Path, unsigned IndexBytes = 4, int Instance = 0>
 static __global__ void pointer_chase(const std::uint32_t* words, std::uint32_t* position, std::uint32_t warmup,
-                                     std::uint32_t steps, Clocks clocks) {
+                                     std::uint32_t steps, Clocks clocks, int target_sm = kAnySm,
+                                     unsigned long long* claim = nullptr, unsigned long long launch_id = 0) {
+  if (!chases_here(target_sm, claim, launch_id)) return;
   const char* base = reinterpret_cast<const char*>(words);
   auto address = [base](std::uint32_t at) {
     return reinterpret_cast<const std::uint32_t*>(base + static_cast<std::size_t>(at) * IndexBytes);
@@ -57,9 +70,9 @@ static __global__ void pointer_chase(const std::uint32_t* words, std::uint32_t* 
   const Clocks::Stamp start = clocks.begin_after(at);
 #pragma unroll 4
   for (std::uint32_t i = 0; i < steps; ++i) at = chase_load<Path>(address(at));
-  clocks.end_after(start, at);
+  clocks.end_after_here(start, at);  // the chasing block may be any block of a pinned launch
   position[0] = at;
-  position[1] = sm_id() + 1u;  // where the unpinned chase ran (a reading depends on the SM)
+  position[1] = sm_id() + 1u;  // where the chase ran (a reading depends on the SM)
 }
 
 // Load-to-use chase: every node holds the 64-bit address of the next node, so a step is the load
@@ -90,24 +103,16 @@ __device__ __forceinline__ std::uint64_t chase_load_direct(std::uint64_t address
 
 // A direct chase's position block: [0] the walk's current address, [1] the last launch that claimed
 // the chase (targeted launches), [2] the SM that chased, plus one.
-inline constexpr int kAnySm = -1;
 inline constexpr std::size_t kDirectPositionWords = 3;
 
-// Launch <<<1, 1>>> with target_sm = kAnySm, or with target_sm >= 0 on enough one-thread blocks to
-// reach every SM (2 per SM) and a launch_id above every earlier one: the first block on target_sm to
-// raise the claim to launch_id chases, the others leave (an L2 hit's latency depends on the SM's
-// distance to the L2 slice, so the SM is an argument, not luck). `warmup` untimed loads, then `steps`
-// timed ones (a multiple of kDirectUnroll); the address reached is stored back.
+// Launch <<<1, 1>>>, or pinned to an SM as chases_here() says (the claim is position[1]). `warmup`
+// untimed loads, then `steps` timed ones (a multiple of kDirectUnroll); the address reached is stored back.
 template <LoadPath Path>
 static __global__ void pointer_chase_direct(std::uint64_t* position, std::uint32_t warmup, std::uint32_t steps,
                                             Clocks clocks, int target_sm = kAnySm,
                                             unsigned long long launch_id = 0) {
-  const unsigned sm = sm_id();
-  if (target_sm != kAnySm &&
-      (sm != static_cast<unsigned>(target_sm) ||
-       atomicMax(reinterpret_cast<unsigned long long*>(&position[1]), launch_id) >= launch_id))
-    return;
-  position[2] = 1ull + sm;
+  if (!chases_here(target_sm, reinterpret_cast<unsigned long long*>(&position[1]), launch_id)) return;
+  position[2] = 1ull + sm_id();
   std::uint64_t at = position[0];
 #pragma unroll 1
   for (std::uint32_t i = 0; i < warmup; ++i) at = chase_load_direct<Path>(at);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The card on committed device runs and on synthetic reports (no GPU): every value traces to rows that
 exist, follows the shared rules, what the run lacks reads "not measured", and the card of each committed
-suite run is byte for byte what the card code of commit 68f02f7 wrote (test/fixtures/expected/)."""
+suite run is what the card code of commit 68f02f7 wrote (test/fixtures/expected/), byte for byte but for
+one listed difference (CardIsUnchanged.CHANGED_TEXT)."""
 import json
 import os
 import re
@@ -15,7 +16,7 @@ ROOT = os.path.join(HERE, "..", "..")
 FIXTURES = os.path.join(HERE, "..", "fixtures")
 CARD = os.path.join(ROOT, "analysis", "card.py")
 sys.path.insert(0, ROOT)
-from analysis import card, levels  # noqa: E402
+from analysis import card  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 from analysis.families import pointer_chase  # noqa: E402
 
@@ -36,9 +37,25 @@ def values(report):
     return {v["key"]: v for v in card.Card(report).build().values}
 
 
+def drop_indexed_texts(node):
+    """The texts of the indexed chase's values, wherever they sit in a card's JSON."""
+    if isinstance(node, dict):
+        if str(node.get("key", "")).endswith(".indexed_cycles"):
+            node.pop("text", None)
+        for child in node.values():
+            drop_indexed_texts(child)
+    elif isinstance(node, list):
+        for child in node:
+            drop_indexed_texts(child)
+
+
 class CardIsUnchanged(unittest.TestCase):
     """The card model and the family modules replaced one script: on the committed device runs of the
     H100, the H200 and the two-H200 host they must write the same card, byte for byte."""
+
+    # The one listed difference (issue 24): the indexed chase's difference from the load-to-use chase
+    # is stated only when both ran on the same SM; in these runs the indexed chase was not pinned.
+    CHANGED_TEXT = "for the index-to-address arithmetic"
 
     def check(self, name, outputs):
         with tempfile.TemporaryDirectory() as tmp:
@@ -49,7 +66,21 @@ class CardIsUnchanged(unittest.TestCase):
                 with open(os.path.join(tmp, output)) as f:
                     got = f.read()
                 with open(os.path.join(FIXTURES, "expected", f"{name}.{output}")) as f:
-                    self.assertEqual(got, f.read(), f"{name}: {output} differs")
+                    want = f.read()
+                if output.endswith(".md"):
+                    got_lines, want_lines = got.splitlines(), want.splitlines()
+                    self.assertEqual(len(got_lines), len(want_lines), f"{name}: {output}")
+                    for got_line, want_line in zip(got_lines, want_lines):
+                        if self.CHANGED_TEXT in want_line:
+                            self.assertIn("no difference stated", got_line)
+                            self.assertEqual(got_line.split("|")[3], want_line.split("|")[3])  # same source
+                        else:
+                            self.assertEqual(got_line, want_line, f"{name}: {output}")
+                else:
+                    got_card, want_card = json.loads(got), json.loads(want)
+                    drop_indexed_texts(got_card)
+                    drop_indexed_texts(want_card)
+                    self.assertEqual(got_card, want_card, f"{name}: {output}")
 
     def test_h100_suite(self):
         self.check("h100-suite", ["card.json", "card.md"])

@@ -83,6 +83,9 @@ class CounterCatalog(unittest.TestCase):
                 report = json.load(f)
         self.assertEqual(report["gpubench"]["counters"], catalog())
         row = report["benchmarks"][0]
+        wall_s = row["gpubench"].pop("wall_s")  # what the case cost the run, setup included
+        self.assertGreater(wall_s, 0.0)
+        self.assertLess(wall_s, 120.0)
         self.assertEqual(row["gpubench"], {"registered": "PointerChaseCPU", "family": "PointerChaseCPU",
                                            "args": {"bytes": 16384}, "gpu": None})
         self.assertTrue(all(described(k, catalog()) for k, v in row.items()

@@ -36,4 +36,15 @@ TEST(HarnessSelfTest, EmitsCyclesClockAndDeviceContext) {
   EXPECT_NE(reporter.context_text.find("gpu_sm_clock_mhz_measured"), std::string::npos);
 }
 
+// A row that fails leaves no CUDA error pending: the next row runs (it fails if it inherits one).
+TEST(HarnessSelfTest, AFailedRowLeavesNoPendingErrorForTheNext) {
+  GPUBENCH_REQUIRE_GPU();
+  CapturingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, kFaultTestFilter);
+  ASSERT_EQ(reporter.runs.size(), 2u);
+  EXPECT_TRUE(run_failed(reporter.runs[0]));
+  EXPECT_NE(run_message(reporter.runs[0]).find("on purpose"), std::string::npos) << run_message(reporter.runs[0]);
+  EXPECT_FALSE(run_failed(reporter.runs[1])) << run_message(reporter.runs[1]);
+}
+
 }  // namespace gpubench::testing

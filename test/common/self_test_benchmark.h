@@ -13,6 +13,7 @@
 namespace gpubench::testing {
 
 inline constexpr const char* kSelfTestFilter = "^HarnessSelfTest/";
+inline constexpr const char* kFaultTestFilter = "^HarnessFaultTest/";
 
 class CapturingReporter : public benchmark::BenchmarkReporter {
  public:
