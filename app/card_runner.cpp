@@ -1,5 +1,6 @@
 #include "app/card_runner.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,6 +93,17 @@ std::string last_line(const std::string& text) {
 }
 
 }  // namespace
+
+std::string unwritable_reason(const std::string& path) {
+  if (path.empty()) return {};
+  const std::size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat info {};
+  if (stat(folder.c_str(), &info) != 0) return "folder " + folder + " does not exist";
+  if (!S_ISDIR(info.st_mode)) return folder + " is not a folder";
+  if (access(folder.c_str(), W_OK) != 0) return "folder " + folder + " is not writable";
+  return {};
+}
 
 bool python_runs(const std::string& python) { return run({python, "-c", "import sys"}, nullptr) == 0; }
 

@@ -16,6 +16,10 @@ struct CardResult {
 // Whether `python` starts (checked before a run, so a bad --gpubench_python costs no run).
 bool python_runs(const std::string& python);
 
+// Why a file cannot be written at `path` (its folder missing, or not writable), or empty when it
+// can (or path is empty). The card's prefix counts as a path: PREFIX.md goes beside it.
+std::string unwritable_reason(const std::string& path);
+
 // Runs card.py on `json` writing `prefix`.md / .json (and plots where matplotlib exists). `python`:
 // the user's choice (--gpubench_python or GPUBENCH_PYTHON), or empty to find one.
 CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python);

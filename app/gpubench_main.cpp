@@ -112,6 +112,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpubench: --gpubench_python=%s (or GPUBENCH_PYTHON) does not run\n", options.python.c_str());
     return 2;
   }
+  // Output paths are checked before a run of minutes, not after it.
+  for (const auto& [flag, path] : {std::pair<const char*, std::string>{"--benchmark_out", options.out},
+                                   {"--gpubench_card", options.card == "none" ? std::string() : options.card}}) {
+    if (const std::string why = gpubench::app::unwritable_reason(path); !why.empty()) {
+      std::fprintf(stderr, "gpubench: %s=%s: %s\n", flag, path.c_str(), why.c_str());
+      return 2;
+    }
+  }
   if (!options.list_counters.empty()) {
     const std::string& format = options.list_counters;
     std::fputs((format == "markdown" ? gpubench::counter_catalog_markdown()

@@ -48,6 +48,15 @@ class DeviceList(unittest.TestCase):
             self.assertEqual(done.returncode, 2, bad)
             self.assertIn("--gpubench_device", done.stderr)
 
+    def test_output_paths_that_cannot_be_written_are_refused_before_the_run(self):
+        for flag, path in (("--benchmark_out", "/nonexistent-folder/run.json"),
+                           ("--gpubench_card", "/nonexistent-folder/card"), ("--gpubench_card", "/etc/passwd/card")):
+            done = subprocess.run([GPUBENCH, f"{flag}={path}", "--benchmark_out_format=json"],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+            self.assertIn(f"{flag}={path}", done.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
