@@ -10,7 +10,9 @@ SECTION = "Bandwidth"
 def plateaus(report):
     """L1, L2 and DRAM read bandwidth: the median of each plateau's rows, the plateaus placed by the GPU's
     L2 size in the context. L1: ld.ca sets of up to 128 KiB per SM (inside any Hopper/Ampere L1); L2: ld.cg
-    (L1 bypassed) sets up to half of L2; DRAM: sets of at least twice L2."""
+    (L1 bypassed) sets up to half of L2; DRAM: sets of at least twice L2. One set all SMs share: from an
+    eighth to half of L2; a smaller shared set stands apart, as the SMs' requests for the same lines merge
+    before the L2 slices there (the SMs receive more than the slices read)."""
     l2 = float(report.context.get("gpu_l2_bytes", 0) or 0)
     rows = mean_rows(report.rows("CacheBandwidth", "bytes_per_second"))
     if not rows or l2 <= 0:
@@ -21,9 +23,12 @@ def plateaus(report):
     # With both ways measured, each L2 figure is named for its data.
     private_l2 = "L2, data private to each SM" if shared else "L2"
     found = []
+    shared_small = [r for r in shared if r["working_set_bytes"] < l2 / 8]
+    shared_small = [min(shared_small, key=lambda r: r["working_set_bytes"])] if shared_small else []
     for name, plateau in (("L1", [r for r in cached if r["args"].get("KiB_per_sm", 0) <= 128]),
                           (private_l2, [r for r in bypass if r["working_set_bytes"] <= l2 / 2]),
-                          ("L2, one data set all SMs share", [r for r in shared if r["working_set_bytes"] <= l2 / 2]),
+                          (SHARED, [r for r in shared if l2 / 8 <= r["working_set_bytes"] <= l2 / 2]),
+                          (SHARED_SMALL, shared_small),
                           ("DRAM", [r for r in cached + bypass if r["working_set_bytes"] >= 2 * l2])):
         if plateau:
             level = {"name": name, "bytes_per_second": median(r["bytes_per_second"] for r in plateau),
@@ -34,12 +39,20 @@ def plateaus(report):
                       if r.get("l2_fabric_sectors") is not None and r.get("l2_read_bytes")]
             if fabric:
                 level["fabric_share"] = median(fabric)
+            served = [r["l2_read_bytes"] / r["sm_received_read_bytes"] for r in plateau
+                      if r.get("sm_received_read_bytes") and r.get("l2_read_bytes") is not None]
+            if served:
+                level["slices_served_share"] = median(served)
+            if name == SHARED_SMALL:
+                level["working_set_bytes"] = plateau[0]["working_set_bytes"]
             found.append(level)
     return found
 
 
-KEYS = {"L1": "l1", "L2": "l2", "L2, data private to each SM": "l2", "L2, one data set all SMs share": "l2_shared",
-        "DRAM": "dram"}
+SHARED = "L2, one data set all SMs share"
+SHARED_SMALL = "L2, one small data set all SMs share"
+KEYS = {"L1": "l1", "L2": "l2", "L2, data private to each SM": "l2", SHARED: "l2_shared",
+        SHARED_SMALL: "l2_shared_small", "DRAM": "dram"}
 
 
 def card(report):
@@ -49,10 +62,16 @@ def card(report):
         source = f"CacheBandwidth ({len(level['rows'])} rows)"
         if level["name"].startswith("L2, one"):
             source = f"CacheBandwidth/read_shared ({len(level['rows'])} rows)"
+        if level["name"] == SHARED_SMALL:
+            source = level["rows"][0].removesuffix("/manual_time")
         yield Value(key + ".bytes_per_second", SECTION, f"{level['name']} read bandwidth", level["bytes_per_second"],
                     "B/s", source)
         text = (f"{level['bytes_per_second'] / 1e12:.2f} TB/s, {level['bytes_per_clock_per_sm']:.1f} bytes per "
                 "clock per SM")
+        if level["name"] == SHARED_SMALL:
+            text += f" at {level['working_set_bytes'] / 2**20:g} MiB"
+        if "slices_served_share" in level and level["name"].startswith("L2"):
+            text += f"; the L2 slices read {level['slices_served_share']:.0%} of the bytes the SMs received"
         if "fabric_share" in level and level["name"] != "L2":
             text += f"; {level['fabric_share']:.0%} of L2 read sectors crossed the partitions' fabric"
         yield Value(key + ".bytes_per_clock_per_sm", SECTION, f"{level['name']} read bandwidth",

@@ -84,10 +84,10 @@ def sweeps_over_sms(report):
     return found
 
 
-def over_sms_text(row):
+def spread_over_sms_text(row):
     low, high = row.value("min_over_sms"), row.value("max_over_sms")
-    return (f"median of {int(row['sms_swept'])} SMs; {low:.1f} on SM {int(row['fastest_sm'])} .. {high:.1f} on "
-            f"SM {int(row['slowest_sm'])} ({(high - low) / low:.1%})")
+    return (f"{low:.1f} cycles on SM {int(row['fastest_sm'])} .. {high:.1f} on SM {int(row['slowest_sm'])} "
+            f"({(high - low) / low:.1%} above the fastest)")
 
 
 def memory(report):
@@ -106,11 +106,11 @@ def memory(report):
             ns = cycles * 1e3 / sweep.value("sm_mhz") if sweep.value("sm_mhz") else None
             source = f"{sweep.short_name} (1 row, every SM)"
             yield Value(key + ".cycles", MEMORY, f"{name} load-to-use latency", cycles, "cycles", source,
-                        f"{cycles:.1f} cycles, {ns:.1f} ns: {over_sms_text(sweep)}")
+                        f"{cycles:.1f} cycles, {ns:.1f} ns: median of {int(sweep['sms_swept'])} SMs")
             yield Value(key + ".ns", MEMORY, f"{name} load-to-use latency (ns)", ns, "ns", source)
             low, high = sweep.value("min_over_sms"), sweep.value("max_over_sms")
             yield Value(key + ".sm_spread", MEMORY, f"{name} load-to-use latency over SMs", (high - low) / low,
-                        "of the fastest", source, over_sms_text(sweep))
+                        "of the fastest", source, spread_over_sms_text(sweep))
         if level is None:
             if name != "L2 (far)" and sweep is None:
                 yield Value.missing(key + ".cycles", MEMORY, f"{name} load-to-use latency", "cycles")

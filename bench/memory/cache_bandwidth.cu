@@ -52,7 +52,10 @@ void read_rows(benchmark::State& state) {
   const double bytes_per_rep = static_cast<double>(slice_vectors) * sizeof(float4) * blocks;
   const int reps = std::max(1, static_cast<int>(kBytesPerLaunch / bytes_per_rep));
   RunOptions options{{"l1_hit_rate", "l2_hit_rate", "dram_read_bytes", "l2_read_bytes"}};
-  if (kBypassL1) options.counters.push_back("l2_fabric_sectors");
+  if (kBypassL1) {
+    options.counters.push_back("l2_fabric_sectors");
+    options.counters.push_back("sm_received_read_bytes");
+  }
   options.profile_warm = true;  // counters of the state the timed launches saw (each re-reads its set anyway)
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernels::cache_read<kBypassL1><<<blocks, kernels::kCacheReadThreads, 0, s>>>(b.data.data(), slice_vectors, reps,

@@ -188,7 +188,9 @@ void direct_chase(benchmark::State& state) {
 
 // The L2's load-to-use latency from every SM in turn: a chip's L2 latency is a spread over its SMs
 // (an SM's distance to the slices), not one SM's reading. A few untimed pinned launches per SM give
-// the sweep; the row's time and cycles are then the median SM's, timed as any row's.
+// the sweep; the row's time and cycles are then the median SM's, timed as any row's. Each SM starts
+// from place 0 after reading the whole set itself: past the near partition, what a chase meets
+// depends on which SMs touched the lines last, so every SM gets the same history.
 void l2_over_sms(benchmark::State& state) {
   static ArgCache<DirectChain> chains;
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kL2Only>;
@@ -212,7 +214,10 @@ void l2_over_sms(benchmark::State& state) {
   };
   const int sms = device().sm_count;
   std::vector<double> per_sm(static_cast<std::size_t>(sms));
-  for (int sm = 0; sm < sms; ++sm) per_sm[sm] = untimed_cycles(on_sm(sm), kLaunchesPerSm) / kTimedLoads;
+  for (int sm = 0; sm < sms; ++sm) {
+    chain.restart_touched_from(sm, blocks, next_launch_id());
+    per_sm[sm] = untimed_cycles(on_sm(sm), kLaunchesPerSm) / kTimedLoads;
+  }
   std::vector<int> order(per_sm.size());
   for (int sm = 0; sm < sms; ++sm) order[sm] = sm;
   std::sort(order.begin(), order.end(), [&](int a, int b) { return per_sm[a] < per_sm[b]; });
@@ -220,6 +225,8 @@ void l2_over_sms(benchmark::State& state) {
 
   RunOptions options{{"l2_read_hit_sectors", "l2_read_miss_sectors", "l2_far_read_hit_sectors", "dram_read_bytes"}};
   options.profile_warm = true;
+  options.rewarm = [&](cudaStream_t) { chain.restart_touched_from(median_sm, blocks, next_launch_id()); };
+  options.rewarm(stream);
   const RunResult result = run(state, on_sm(median_sm), options);
   report_chase(state, result);
   state.counters["sm"] = chain.last_sm();

@@ -10,6 +10,10 @@ const std::vector<MetricSpec>& metric_table() {
   static const std::vector<MetricSpec> table = {
       {"l2_read_bytes", "lts__t_sectors_srcunit_tex_op_read.sum", 32.0, "bytes",
        "L2 read traffic requested by the SMs (L1/TEX misses and uncached loads), in 32-byte sectors"},
+      // With l2_read_bytes: where SMs read the same lines at once, the SMs receive more than the L2
+      // slices read (requests merged on the way, before the slices).
+      {"sm_received_read_bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", 1.0, "bytes",
+       "read bytes the SMs' L1/TEX units received over the crossbar from L2"},
       {"l2_write_bytes", "lts__t_sectors_srcunit_tex_op_write.sum", 32.0, "bytes",
        "L2 write traffic from the SMs, in 32-byte sectors"},
       {"dram_read_bytes", "dram__bytes_read.sum", 1.0, "bytes", "bytes read from device memory (HBM/GDDR)"},

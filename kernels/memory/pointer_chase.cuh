@@ -126,6 +126,24 @@ static __global__ void pointer_chase_direct(std::uint64_t* position, std::uint32
   position[0] = at;
 }
 
+// Reads every node once, in walk order from place 0, from the block on target_sm that wins the claim
+// (as chases_here() says; launch pinned_blocks() blocks). A chase from place 0 then meets the nodes
+// this SM touched longest ago: the state a whole walk of the cycle from this SM leaves (for a set
+// past the near L2 partition, no near copies of far lines), reached at bandwidth, not one latency per
+// node. `sink` is scratch, written only when a thread's XOR of what it read is 0 (keeps the loads live).
+static __global__ void touch_in_walk_order(const char* base, const std::uint32_t* order, std::uint32_t nodes,
+                                           std::size_t stride_bytes, int target_sm, unsigned long long* claim,
+                                           unsigned long long launch_id, std::uint64_t* sink) {
+  __shared__ bool mine;
+  if (threadIdx.x == 0) mine = chases_here(target_sm, claim, launch_id);
+  __syncthreads();
+  if (!mine) return;
+  std::uint64_t folded = 0;
+  for (std::uint32_t i = threadIdx.x; i < nodes; i += blockDim.x)
+    folded ^= __ldcg(reinterpret_cast<const unsigned long long*>(base + std::size_t{order[i]} * stride_bytes));
+  if (folded == 0) *sink = folded;
+}
+
 // The same chase inside shared memory: the block copies the chain in (word_count words, dynamic
 // shared memory), then thread 0 chases it from position[0].
 static __global__ void pointer_chase_shared(const std::uint32_t* words, std::uint32_t word_count,

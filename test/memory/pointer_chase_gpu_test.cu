@@ -112,6 +112,27 @@ TEST(PointerChaseKernel, DirectChaseRunsOnTheSmAskedForOncePerLaunch) {
   }
 }
 
+// The sweep over SMs restarts the walk at place 0 after one SM reads every node: the chain is left
+// as it was and the next chase, on that SM, walks from place 0.
+TEST(PointerChaseKernel, TouchFromAnSmRestartsTheWalkAndLeavesTheChain) {
+  GPUBENCH_REQUIRE_GPU();
+  int sms = 0;
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  DirectChain chain(64 << 10, 128, nullptr);
+  unsigned long long launch = 0;
+  kernels::pointer_chase_direct<kernels::LoadPath::kL2Only><<<2 * sms, 1>>>(chain.position(), 0, 200, Clocks{},
+                                                                           kernels::kAnySm, ++launch);
+  GPUBENCH_CUDA_LAUNCHED();
+  for (int target : {sms - 1, 0}) {
+    chain.restart_touched_from(target, 2 * sms, ++launch);
+    kernels::pointer_chase_direct<kernels::LoadPath::kL2Only><<<2 * sms, 1>>>(chain.position(), 0, 296, Clocks{},
+                                                                             target, ++launch);
+    GPUBENCH_CUDA_LAUNCHED();
+    EXPECT_NO_THROW(chain.expect_walked(chain.position_buffer(), 0, 296)) << "SM " << target;
+    EXPECT_EQ(chain.last_sm(), target);
+  }
+}
+
 TEST(PointerChaseKernel, SharedDirectChaseEndsWhereTheHostSays) {
   GPUBENCH_REQUIRE_GPU();
   DeviceChain chain(16 << 10, 4, 4, 1, nullptr);

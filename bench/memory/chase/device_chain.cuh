@@ -107,6 +107,20 @@ class DirectChain {
     position.upload({address_at(at), 0, 0}, stream_);
     return position;
   }
+  // Back to place 0, after a read of every node from `sm` in walk order (touch_in_walk_order): the next
+  // chase from that SM starts in the state a whole walk from it leaves, whichever SM walked before.
+  void restart_touched_from(int sm, unsigned blocks, unsigned long long launch_id) {
+    if (order_.size() == 0) {
+      order_ = DeviceBuffer<std::uint32_t>(host_.nodes);
+      order_.upload(host_.order, stream_);
+    }
+    position_.upload({address_at(0), 0, 0}, stream_);
+    kernels::touch_in_walk_order<<<blocks, kTouchThreads, 0, stream_>>>(
+        nodes_.data(), order_.data(), static_cast<std::uint32_t>(host_.nodes), host_.stride_words * 4, sm,
+        reinterpret_cast<unsigned long long*>(position_.data() + 1), launch_id, position_.data() + 2);
+    GPUBENCH_CUDA_LAUNCHED();
+  }
+
   // Throws unless `position`, started at place `from`, stands `steps` loads further on, as the host says.
   void expect_walked(const DeviceBuffer<std::uint64_t>& position, std::size_t from, std::size_t steps) const {
     const std::uint64_t device = position.download(stream_).front();
@@ -121,7 +135,9 @@ class DirectChain {
   ChaseChain host_;
   DeviceBuffer<char> nodes_;
   DeviceBuffer<std::uint64_t> position_;
+  DeviceBuffer<std::uint32_t> order_;  // host_.order on the device, uploaded on first use
   cudaStream_t stream_;
+  static constexpr unsigned kTouchThreads = 512;
 };
 
 }  // namespace gpubench
