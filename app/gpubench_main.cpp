@@ -133,7 +133,9 @@ int main(int argc, char** argv) {
   const std::vector<int> devices = options.devices.resolve(options.devices.all ? gpu_count() : 0);
   const bool several_devices = devices.size() > 1;
   try {
-    gpubench::register_families(preset, devices);
+    // The quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
+    const bool quick_times = preset == gpubench::Preset::kQuick && !options.min_time_given;
+    gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;

@@ -127,6 +127,15 @@ void report_per(benchmark::State& state, const RunResult& result, const std::str
   state.counters[counters::per(counters::kNs, unit)] = result.ns / count;
 }
 
+std::vector<double> once_per_case(const std::function<std::vector<double>()>& measure) {
+  detail::RunningCase* running = detail::running_case();
+  if (running == nullptr) return measure();
+  auto& by_args = running->counters->measured_by_args;
+  auto found = by_args.find(running->args);
+  if (found == by_args.end()) found = by_args.emplace(running->args, measure()).first;
+  return found->second;
+}
+
 double untimed_cycles(const Launch& launch, int launches) {
   GpuSession& session = GpuSession::get();
   CycleStats stats;

@@ -62,6 +62,11 @@ void report_per(benchmark::State& state, const RunResult& result, const std::str
 // Mean cycles of a few untimed launches: a baseline measured in the same run.
 double untimed_cycles(const Launch& launch, int launches = 5);
 
+// Values measured once per benchmark case, as the counters are: Google Benchmark calls a case's
+// function once per trial while it grows the iteration count, and an untimed sweep (every SM, say)
+// need not repeat with it. Outside a registered benchmark, `measure` runs every time.
+std::vector<double> once_per_case(const std::function<std::vector<double>()>& measure);
+
 // The GPU this run measures, and the stream every experiment enqueues on.
 const DeviceInfo& device();
 cudaStream_t stream();

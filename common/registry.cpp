@@ -186,7 +186,8 @@ std::int64_t arg(const benchmark::State& state, const std::string& name) {
                               ")");
 }
 
-std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices) {
+std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices,
+                                           double short_launch_min_time) {
   std::vector<std::string> names;
   std::set<std::string> host_families;  // registered no GPU row for the first GPU
   const bool several = devices.size() > 1;
@@ -195,7 +196,7 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
     for (const detail::FamilyEntry& entry : detail::families()) {
       if (pass > 0 && host_families.count(entry.name)) continue;
       const std::size_t first = registration_list().size();
-      entry.registration(Family(entry.name, preset, devices[pass], several, chip));
+      entry.registration(Family(entry.name, preset, devices[pass], several, chip, short_launch_min_time));
       bool gpu_rows = false, host_rows = false;
       for (std::size_t i = first; i < registration_list().size(); ++i)
         (registration_list()[i].needs_gpu ? gpu_rows : host_rows) = true;

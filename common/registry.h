@@ -62,9 +62,10 @@ enum class Preset { kQuick, kFull };
 class Family {
  public:
   Family(std::string name, Preset preset, int device = 0, bool several_devices = false,
-         ChipShape chip = default_chip_shape())
+         ChipShape chip = default_chip_shape(), double short_launch_min_time = 0.0)
       : name_(std::move(name)), preset_(preset), device_(device),
-        suffix_(several_devices ? device_suffix(device) : std::string()), chip_(chip) {}
+        suffix_(several_devices ? device_suffix(device) : std::string()), chip_(chip),
+        short_launch_min_time_(short_launch_min_time) {}
   const std::string& name() const { return name_; }
   Preset preset() const { return preset_; }
   // The GPU these registrations are for (peers are the others).
@@ -83,6 +84,13 @@ class Family {
     return register_gpu_benchmark(name + suffix_, arg_names, std::move(body), name_ + suffix_,
                                   suffix_.empty() ? -1 : device_);
   }
+  // Rows of launches that take microseconds. In the quick preset (unless --benchmark_min_time was
+  // given) they stop after less GPU time than others: each launch costs tens of times its GPU time
+  // on the host (an L2 scrub, a synchronisation), and a few thousand launches already fix the mean.
+  Benchmark* short_launches(Benchmark* rows) const {
+    if (short_launch_min_time_ > 0.0) rows->MinTime(short_launch_min_time_);
+    return rows;
+  }
   // Host rows run once per process: a family of them is registered for the first GPU only.
   Benchmark* cpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
     return register_cpu_benchmark(name, arg_names, std::move(body), name_);
@@ -94,6 +102,7 @@ class Family {
   int device_;
   std::string suffix_;  // /gpu:N in a run over several GPUs
   ChipShape chip_;
+  double short_launch_min_time_;  // 0: the run's min time for every row
 };
 
 using FamilyRegistration = void (*)(const Family&);
@@ -103,8 +112,10 @@ bool add_family(const char* name, FamilyRegistration registration);
 }  // namespace detail
 
 // Registers every family's benchmarks for the preset, in link order, GPU after GPU (`devices` in
-// order; one GPU: unsuffixed names). Returns the family names.
-std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices = {0});
+// order; one GPU: unsuffixed names). A non-zero `short_launch_min_time` is Family::short_launches'
+// min time. Returns the family names.
+std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices = {0},
+                                           double short_launch_min_time = 0.0);
 
 }  // namespace gpubench
 

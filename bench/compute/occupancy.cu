@@ -72,8 +72,10 @@ void register_live_sweep(const Family& family, std::integer_sequence<int, Live..
 }
 
 GPUBENCH_FAMILY(Occupancy) {
-  family.gpu("OccupancySeed/Lean", {}, [](benchmark::State& state) { seed_kernel(state, kernels::seed_lean); });
-  family.gpu("OccupancySeed/Fat", {}, [](benchmark::State& state) { seed_kernel(state, kernels::seed_fat); });
+  family.short_launches(
+      family.gpu("OccupancySeed/Lean", {}, [](benchmark::State& state) { seed_kernel(state, kernels::seed_lean); }));
+  family.short_launches(
+      family.gpu("OccupancySeed/Fat", {}, [](benchmark::State& state) { seed_kernel(state, kernels::seed_fat); }));
   if (family.preset() == Preset::kQuick) {  // lean, the last without spills, past 255 (spills)
     register_live_sweep(family, std::integer_sequence<int, 1, 128, 240, 288>{});
   } else {

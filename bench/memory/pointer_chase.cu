@@ -188,9 +188,10 @@ void direct_chase(benchmark::State& state) {
 
 // The L2's load-to-use latency from every SM in turn: a chip's L2 latency is a spread over its SMs
 // (an SM's distance to the slices), not one SM's reading. A few untimed pinned launches per SM give
-// the sweep; the row's time and cycles are then the median SM's, timed as any row's. Each SM starts
-// from place 0 after reading the whole set itself: past the near partition, what a chase meets
-// depends on which SMs touched the lines last, so every SM gets the same history.
+// the sweep (once per case, not per trial); the row's time and cycles are then the median SM's, timed
+// as any row's. Each SM starts from place 0 after reading the whole set itself: past the near
+// partition, what a chase meets depends on which SMs touched the lines last, so every SM gets the
+// same history.
 void l2_over_sms(benchmark::State& state) {
   static ArgCache<DirectChain> chains;
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kL2Only>;
@@ -213,11 +214,14 @@ void l2_over_sms(benchmark::State& state) {
     };
   };
   const int sms = device().sm_count;
-  std::vector<double> per_sm(static_cast<std::size_t>(sms));
-  for (int sm = 0; sm < sms; ++sm) {
-    chain.restart_touched_from(sm, blocks, next_launch_id());
-    per_sm[sm] = untimed_cycles(on_sm(sm), kLaunchesPerSm) / kTimedLoads;
-  }
+  const std::vector<double> per_sm = once_per_case([&] {
+    std::vector<double> cycles(static_cast<std::size_t>(sms));
+    for (int sm = 0; sm < sms; ++sm) {
+      chain.restart_touched_from(sm, blocks, next_launch_id());
+      cycles[sm] = untimed_cycles(on_sm(sm), kLaunchesPerSm) / kTimedLoads;
+    }
+    return cycles;
+  });
   std::vector<int> order(per_sm.size());
   for (int sm = 0; sm < sms; ++sm) order[sm] = sm;
   std::sort(order.begin(), order.end(), [&](int a, int b) { return per_sm[a] < per_sm[b]; });
@@ -305,7 +309,16 @@ GPUBENCH_FAMILY(PointerChase) {
   Sets quick_sets = l1_edge_sets(chip);
   for (std::int64_t bytes : l2_edge_sets(chip))
     if (bytes > quick_sets.back()) quick_sets.push_back(bytes);
-  for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets)) cached->Args({bytes, 128});
+  // The indexed chase only needs each level's latency beside the load-to-use one: quick keeps two
+  // sets inside each level (a level needs two points), no edges.
+  const std::int64_t l1_bytes = static_cast<std::int64_t>(chip.l1_shared_bytes);
+  const std::int64_t l2_bytes = static_cast<std::int64_t>(chip.l2_bytes);
+  const std::vector<std::int64_t> l1_sets = l1_edge_sets(chip);
+  Sets inside_levels = {l1_sets[0], l1_sets[1], 4 * l1_bytes, 16 * l1_bytes};
+  for (std::int64_t bytes : l2_edge_sets(chip))  // far L2 (from 64% of L2 to 80%), then DRAM
+    if ((bytes >= l2_bytes * 16 / 25 && bytes <= far_l2_set(chip)) || bytes >= 4 * l2_bytes)
+      inside_levels.push_back(bytes);
+  for (std::int64_t bytes : family.pick<Sets>(inside_levels, full_sets)) cached->Args({bytes, 128});
   if (!quick) {
     for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
   }

@@ -11,9 +11,11 @@ namespace gpubench::detail {
 
 using CounterValues = std::map<std::string, double>;
 
-// One per registered benchmark: counters profiled so far, by the case's arguments.
+// One per registered benchmark: counters profiled so far, and values measured once per case
+// (once_per_case), by the case's arguments.
 struct CaseCounters {
   std::map<std::vector<std::int64_t>, CounterValues> by_args;
+  std::map<std::vector<std::int64_t>, std::vector<double>> measured_by_args;
 };
 
 struct RunningCase {

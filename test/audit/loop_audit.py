@@ -35,11 +35,43 @@ RULES = {
     "dfma_chain": {"kernel": r"19instruction_latencyINS0_4DfmaE",
                    "sass": ({"DFMA"} | SASS_CONTROL, r"^DFMA\b"), "ptx": (("fma.rn.f64",) + PTX_CONTROL, "fma.rn.f64")},
 }
+# The register-bank FFMA kernels (kernels/compute/register_banks.cuh): besides their loops' contents, the
+# SASS registers of each FFMA (d, a, b, c) must sit where the experiment placed them, as residues mod 4
+# of (c, a, b), with c the destination and no operand marked .reuse.
+BANK_LANES = {"ffma_one_bank": (0, 0, 0), "ffma_even_registers": (0, 2, 0), "ffma_spread": (0, 1, 2)}
+for _rule, _lanes in BANK_LANES.items():
+    RULES[_rule] = {"kernel": r"19ffma_register_banksILi%dELi%dELi%dE" % _lanes,
+                    "sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32"),
+                    "lanes": _lanes}
 # Checks that must fail: an audit that cannot catch these catches nothing.
 NEGATIVE = {
     # The indexed chase turns each loaded index into an address (IMAD.WIDE; mul.wide in PTX).
     "indexed_as_direct": {"kernel": r"13pointer_chaseILNS0_8LoadPathE0ELj4ELi0E", "rule": "direct_ca"},
+    # Spread sources are not in one bank (SASS only: PTX has no register numbers).
+    "spread_as_one_bank": {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "rule": "ffma_one_bank"},
 }
+
+
+def bank_problems(loop, lanes):
+    """FFMA d, a, b, c in a timed loop: c is d, c's register mod 4 is lanes[0] and a's and b's are
+    lanes[1:] in either order (a*b commutes), no .reuse."""
+    problems = []
+    for ins in loop:
+        if not ins.startswith("FFMA"):
+            continue
+        operands = [o.strip() for o in ins.split(None, 1)[1].split(",")]
+        if any(".reuse" in o for o in operands):
+            problems.append(f"operand reuse: {ins}")
+        numbers = [re.fullmatch(r"R(\d+)(?:\.reuse)?", o) for o in operands]
+        if len(operands) != 4 or not all(numbers):
+            problems.append(f"not four register operands: {ins}")
+            continue
+        d, a, b, c = (int(m.group(1)) for m in numbers)
+        if d != c:
+            problems.append(f"accumulator is not the destination: {ins}")
+        if c % 4 != lanes[0] or sorted((a % 4, b % 4)) != sorted(lanes[1:]):
+            problems.append(f"registers mod 4 (c, a, b) = ({c % 4}, {a % 4}, {b % 4}), planned {lanes}: {ins}")
+    return problems
 
 
 def functions_from_sass(text):
@@ -129,6 +161,8 @@ def check(listing, kind, rule):
                 problems.append(f"loop holds {ins}")
         if not any(re.search(required, ins) for ins in loop):
             problems.append(f"a loop without the timed instruction ({required}): {loop}")
+        if kind == "sass" and "lanes" in RULES[rule]:
+            problems += bank_problems(loop, RULES[rule]["lanes"])
     spills = [ins for _, ins in listing if re.match(r"(@\S+\s+)?(LDL|STL)\b", ins) or re.match(r"(ld|st)\.local", ins)]
     problems += [f"local-memory access (a spill?): {ins}" for ins in spills]
     return problems

@@ -1,12 +1,14 @@
-// The register matmul in every order, and the register-pressure kernels at every register count,
-// against host references.
+// The register matmul in every order, the register-bank FFMA kernels in every bank pattern, and the
+// register-pressure kernels at every register count, against host references.
 #include "common/device_memory.h"
+#include "kernels/compute/register_banks.cuh"
 #include "kernels/compute/register_matmul.cuh"
 #include "kernels/compute/register_pressure.cuh"
 #include "test/gpu_test.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -44,6 +46,47 @@ TEST(RegisterMatmul, EveryOrderComputesTheProduct) {
   check_matmul_order<kernels::MatmulOrder::kIjk>("ijk");
   check_matmul_order<kernels::MatmulOrder::kKij>("kij");
   check_matmul_order<kernels::MatmulOrder::kKijSkewed>("kij skewed");
+}
+
+float& host_lane(float4& quad, int lane) { return lane == 0 ? quad.x : lane == 1 ? quad.y : lane == 2 ? quad.z : quad.w; }
+
+// Each FFMA is fma.rn.f32, so the host's fmaf in the same order gives the same bits; lanes the kernel
+// does not write come back as they went in.
+template <int CLane, int ALane, int BLane>
+void check_register_banks(const char* name) {
+  constexpr int kThreads = 64, kReps = 5;  // two warps: each thread's quads at its own place
+  constexpr int kQuads = kernels::kBankQuadsPerThread, kAcc = kernels::kBankAccumulators;
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float4> in(kThreads * kQuads);
+  for (float4& v : in) v = make_float4(value(rng), value(rng), value(rng), value(rng));
+  DeviceBuffer<float4> in_d(in.size()), out(kThreads * kAcc);
+  in_d.upload(in);
+  out.fill_bytes(0xFF);
+  DeviceBuffer<CycleSpan> span(1);
+  kernels::ffma_register_banks<CLane, ALane, BLane><<<1, kThreads>>>(in_d.data(), out.data(), kReps, Clocks{span.data()});
+  GPUBENCH_CUDA_LAUNCHED();
+  std::vector<float4> got = out.download();
+  for (int t = 0; t < kThreads; ++t) {
+    std::vector<float4> acc(in.begin() + t * kQuads, in.begin() + t * kQuads + kAcc);
+    std::vector<float4> src(in.begin() + t * kQuads + kAcc, in.begin() + (t + 1) * kQuads);
+    for (int r = 0; r < kReps; ++r)
+      for (int k = 0; k < kernels::kBankFmasPerRep; ++k) {
+        float& c = host_lane(acc[k % kAcc], CLane);
+        c = std::fmaf(host_lane(src[(k % 2) * 2], ALane), host_lane(src[(k % 2) * 2 + 1], BLane), c);
+      }
+    for (int i = 0; i < kAcc; ++i)
+      for (int lane = 0; lane < 4; ++lane)
+        ASSERT_EQ(host_lane(got[t * kAcc + i], lane), host_lane(acc[i], lane))
+            << name << " thread " << t << " accumulator quad " << i << " lane " << lane;
+  }
+}
+
+TEST(RegisterBanks, EveryBankPatternComputesItsFmas) {
+  GPUBENCH_REQUIRE_GPU();
+  check_register_banks<0, 0, 0>("one bank");
+  check_register_banks<0, 2, 0>("even registers");
+  check_register_banks<0, 1, 2>("spread");
 }
 
 template <int Live>

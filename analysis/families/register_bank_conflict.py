@@ -1,0 +1,47 @@
+"""RegisterBankConflict: what an FFMA costs when its three source registers sit in one register bank,
+against the same FFMAs with the sources spread, one warp, no operand reuse
+(docs/experiments/register_bank_conflict.md)."""
+from analysis.values import Value
+
+FAMILIES = ("RegisterBankConflict",)
+ORDER = 31
+SECTION = "Compute"
+PATTERNS = {"one_bank": "ffma_one_bank", "even": "ffma_even_registers", "spread": "ffma_spread"}
+NOISE_CYCLES = 0.05  # per FFMA: less than this between patterns is no difference
+
+
+def one_warp(report):
+    """{pattern: row} for the one-warp rows of each bank pattern."""
+    found = {}
+    for key, name in PATTERNS.items():
+        rows = report.rows(f"RegisterBankConflict/{name}", "cycles_per_fma", threads=32)
+        if rows:
+            found[key] = rows[0]
+    return found
+
+
+def bank_reading(cost_one, cost_even):
+    """What the two costs say about the banks: the even-register pattern's sources differ mod 4 but
+    not mod 2, so it conflicts only if banks go by register number mod 2."""
+    if cost_one < NOISE_CYCLES:
+        return "no cost measured for sources in one bank"
+    if cost_even >= cost_one / 2:
+        return "even registers conflict too: banks by register number mod 2"
+    return "even registers in different residues mod 4 do not: banks by register number mod 4"
+
+
+def card(report):
+    rows = one_warp(report)
+    label = "register bank conflict (FFMA, 1 warp)"
+    if not {"one_bank", "spread"} <= rows.keys():
+        yield Value.missing("compute.register_bank.conflict_cycles", SECTION, label, "cycles per FFMA")
+        return
+    one, spread = rows["one_bank"].value("cycles_per_fma"), rows["spread"].value("cycles_per_fma")
+    cost_one = one - spread
+    text = f"{one:.2f} cycles per FFMA with all three sources in one bank, {spread:.2f} spread ({cost_one:+.2f})"
+    source = f"{rows['one_bank'].short_name}, {rows['spread'].short_name}"
+    if "even" in rows:
+        even = rows["even"].value("cycles_per_fma")
+        text += f"; even registers {even:.2f}: {bank_reading(cost_one, even - spread)}"
+        source += f", {rows['even'].short_name}"
+    yield Value("compute.register_bank.conflict_cycles", SECTION, label, cost_one, "cycles per FFMA", source, text)
