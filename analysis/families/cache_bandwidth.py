@@ -43,6 +43,10 @@ def plateaus(report):
                       if r.get("sm_received_read_bytes") and r.get("l2_read_bytes") is not None]
             if served:
                 level["slices_served_share"] = median(served)
+            merged = [r["l2_coalesced_read_sectors"] / (r["sm_received_read_bytes"] / 32) for r in plateau
+                      if r.get("sm_received_read_bytes") and r.get("l2_coalesced_read_sectors") is not None]
+            if merged:
+                level["coalesced_share"] = median(merged)
             if name == SHARED_SMALL:
                 level["working_set_bytes"] = plateau[0]["working_set_bytes"]
             found.append(level)
@@ -72,6 +76,8 @@ def card(report):
             text += f" at {level['working_set_bytes'] / 2**20:g} MiB"
         if "slices_served_share" in level and level["name"].startswith("L2"):
             text += f"; the L2 slices read {level['slices_served_share']:.0%} of the bytes the SMs received"
+            if "coalesced_share" in level:
+                text += f" (the L2 request coalescer merged {level['coalesced_share']:.0%} of their sectors)"
         if "fabric_share" in level and level["name"] != "L2":
             text += f"; {level['fabric_share']:.0%} of L2 read sectors crossed the partitions' fabric"
         yield Value(key + ".bytes_per_clock_per_sm", SECTION, f"{level['name']} read bandwidth",

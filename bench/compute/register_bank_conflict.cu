@@ -48,7 +48,7 @@ constexpr int kBankReps = 2048;
 struct BankBuffers {
   explicit BankBuffers(int threads)
       : in(static_cast<std::size_t>(threads) * kernels::kBankQuadsPerThread),
-        out(static_cast<std::size_t>(threads) * kernels::kBankAccumulators) {
+        out(static_cast<std::size_t>(threads) * kernels::kBankQuadsPerThread) {
     std::vector<float4> values(in.size());
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> small(-0.01f, 0.01f);

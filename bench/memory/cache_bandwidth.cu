@@ -55,6 +55,7 @@ void read_rows(benchmark::State& state) {
   if (kBypassL1) {
     options.counters.push_back("l2_fabric_sectors");
     options.counters.push_back("sm_received_read_bytes");
+    options.counters.push_back("l2_coalesced_read_sectors");
   }
   options.profile_warm = true;  // counters of the state the timed launches saw (each re-reads its set anyway)
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {

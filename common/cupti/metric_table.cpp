@@ -14,6 +14,10 @@ const std::vector<MetricSpec>& metric_table() {
       // slices read (requests merged on the way, before the slices).
       {"sm_received_read_bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", 1.0, "bytes",
        "read bytes the SMs' L1/TEX units received over the crossbar from L2"},
+      // Where: Hopper's L2 request coalescer (LRC), between the crossbar and the slices.
+      {"l2_coalesced_read_sectors", "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum", 1.0,
+       "sectors", "SM read sectors the L2 request coalescer merged with a request for the same sector, so the "
+       "L2 slices read them once"},
       {"l2_write_bytes", "lts__t_sectors_srcunit_tex_op_write.sum", 32.0, "bytes",
        "L2 write traffic from the SMs, in 32-byte sectors"},
       {"dram_read_bytes", "dram__bytes_read.sum", 1.0, "bytes", "bytes read from device memory (HBM/GDDR)"},

@@ -60,7 +60,7 @@ void check_register_banks(const char* name) {
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::vector<float4> in(kThreads * kQuads);
   for (float4& v : in) v = make_float4(value(rng), value(rng), value(rng), value(rng));
-  DeviceBuffer<float4> in_d(in.size()), out(kThreads * kAcc);
+  DeviceBuffer<float4> in_d(in.size()), out(in.size());
   in_d.upload(in);
   out.fill_bytes(0xFF);
   DeviceBuffer<CycleSpan> span(1);
@@ -73,12 +73,13 @@ void check_register_banks(const char* name) {
     for (int r = 0; r < kReps; ++r)
       for (int k = 0; k < kernels::kBankFmasPerRep; ++k) {
         float& c = host_lane(acc[k % kAcc], CLane);
-        c = std::fmaf(host_lane(src[(k % 2) * 2], ALane), host_lane(src[(k % 2) * 2 + 1], BLane), c);
+        c = std::fmaf(host_lane(src[(k % 4) * 2], ALane), host_lane(src[(k % 4) * 2 + 1], BLane), c);
       }
-    for (int i = 0; i < kAcc; ++i)
+    acc.insert(acc.end(), src.begin(), src.end());  // the sources come back unchanged
+    for (int i = 0; i < kQuads; ++i)
       for (int lane = 0; lane < 4; ++lane)
-        ASSERT_EQ(host_lane(got[t * kAcc + i], lane), host_lane(acc[i], lane))
-            << name << " thread " << t << " accumulator quad " << i << " lane " << lane;
+        ASSERT_EQ(host_lane(got[t * kQuads + i], lane), host_lane(acc[i], lane))
+            << name << " thread " << t << " quad " << i << " lane " << lane;
   }
 }
 
