@@ -27,9 +27,8 @@ std::string card_script() {
     return std::string(dir) + "/card.py";
   char self[PATH_MAX] = {};
   const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  const std::string installed =
-      directory_of(std::string(self, static_cast<std::size_t>(length > 0 ? length : 0))) +
-      "/../share/gpubench/analysis/card.py";
+  const std::string installed = directory_of(std::string(self, static_cast<std::size_t>(length > 0 ? length : 0))) +
+                                "/../share/gpubench/analysis/card.py";
   if (length > 0 && exists(installed)) return installed;
   return std::string(GPUBENCH_SOURCE_ANALYSIS_DIR) + "/card.py";
 }
@@ -118,15 +117,16 @@ CardResult make_card(const std::string& json, const std::string& prefix, const s
   const std::string interpreter = choose_python(python, &why);
   if (interpreter.empty()) {
     result.message = python.empty() ? "no card: no python3 found (install python3, or give --gpubench_python=PATH); "
-                                      "rebuild it later with: python3 " + script + " " + json
+                                      "rebuild it later with: python3 " +
+                                          script + " " + json
                                     : "no card: --gpubench_python=" + python + " does not run";
     return result;
   }
   std::string output;
   const int status = run({interpreter, script, json, "--out", prefix, "--plots"}, &output);
   if (status != 0) {
-    result.message = "no card: " + (last_line(output).empty() ? "card.py exited " + std::to_string(status)
-                                                               : last_line(output));
+    result.message =
+        "no card: " + (last_line(output).empty() ? "card.py exited " + std::to_string(status) : last_line(output));
     return result;
   }
   std::ifstream markdown(prefix + ".md");

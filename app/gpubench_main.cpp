@@ -5,9 +5,9 @@
 #include "app/json_report.h"
 #include "app/selection.h"
 #include "common/benchmark_compat.h"
+#include "common/counter_catalog.h"
 #include "common/cupti/counter_selection.h"
 #include "common/cupti/counter_session.h"
-#include "common/counter_catalog.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/options.h"
 #include "common/detail/run_control.h"
@@ -51,8 +51,10 @@ void describe_gpu(int device, const std::string& key_suffix) {
   gpubench::GpuSession::get().add_benchmark_context(key_suffix);
   const std::string others = gpubench::app::other_gpu_processes(device);
   if (others != "none")
-    std::fprintf(stderr, "gpubench: warning: other processes use GPU %d: %s; their work shares the SMs, memory "
-                         "and clocks with the run\n", device, others.c_str());
+    std::fprintf(stderr,
+                 "gpubench: warning: other processes use GPU %d: %s; their work shares the SMs, memory "
+                 "and clocks with the run\n",
+                 device, others.c_str());
   benchmark::AddCustomContext("gpubench_other_gpu_processes" + key_suffix, others);
 }
 
@@ -66,8 +68,9 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran) {
   bool card_failed = false;
   if (options.card != "none" && (json_out || !options.card.empty())) {
     if (!json_out) {
-      std::fprintf(stderr, "gpubench: no card: it is built from the JSON report; add --benchmark_out=FILE "
-                           "(JSON)\n");
+      std::fprintf(stderr,
+                   "gpubench: no card: it is built from the JSON report; add --benchmark_out=FILE "
+                   "(JSON)\n");
       card_failed = true;
     } else if (!gpu_rows_ran) {
       std::fprintf(stderr, "gpubench: no card: no GPU row ran (a card describes a GPU)\n");
@@ -151,8 +154,9 @@ int main(int argc, char** argv) {
   // Google Benchmark sees: list mode off (the listing above turned it on), the quick preset's min
   // time, then the user's flags, which win.
   std::string list_off = "--benchmark_list_tests=false";
-  std::string quick_min_time = "--benchmark_min_time=" + gpubench::min_time_for_version(
-                                   "0.1s", GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
+  std::string quick_min_time =
+      "--benchmark_min_time=" +
+      gpubench::min_time_for_version("0.1s", GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
   std::vector<char*> args = {argv[0], list_off.data()};
   if (preset == gpubench::Preset::kQuick && !options.min_time_given) args.push_back(quick_min_time.data());
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
@@ -200,8 +204,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gpubench: %s\n", e.what());
       return 1;
     }
-    std::fprintf(stderr, "gpubench: %s; running the %zu selected benchmark(s) that need none, skipping %zu\n",
-                 e.what(), host.size(), selected.size() - host.size());
+    std::fprintf(stderr, "gpubench: %s; running the %zu selected benchmark(s) that need none, skipping %zu\n", e.what(),
+                 host.size(), selected.size() - host.size());
     benchmark::SetBenchmarkFilter(gpubench::app::exact_filter(host));
     selected = host;
   } catch (const std::exception& e) {

@@ -66,8 +66,8 @@ bool JsonReport::ReportContext(const Context& context) {
   bool ok = true;
   std::string text = captured(*this, [&] { ok = benchmark::JSONReporter::ReportContext(context); });
   // Google Benchmark opens the report with "{\n"; gpubench's block goes first inside it.
-  const std::string block = "  \"gpubench\": {\"schema\": " + std::to_string(kSchema) +
-                            ", \"counters\": " + counter_catalog_json() + "},\n";
+  const std::string block =
+      "  \"gpubench\": {\"schema\": " + std::to_string(kSchema) + ", \"counters\": " + counter_catalog_json() + "},\n";
   const std::size_t open = text.find("{\n");
   text.insert(open == std::string::npos ? 0 : open + 2, block);
   GetOutputStream() << text;
@@ -85,7 +85,8 @@ void JsonReport::ReportRuns(const std::vector<Run>& runs) {
     const std::size_t close = text.rfind('}');
     const std::size_t line_end = close == std::string::npos ? std::string::npos : text.rfind('\n', close);
     if (line_end != std::string::npos)
-      text.insert(line_end, ",\n      \"gpubench\": " + row_block(run.run_name.function_name, run.run_name.args, wall_s));
+      text.insert(line_end,
+                  ",\n      \"gpubench\": " + row_block(run.run_name.function_name, run.run_name.args, wall_s));
     wall_s = -1.0;
     GetOutputStream() << text;
   }

@@ -38,7 +38,7 @@ std::size_t unified_l1_bytes(int major, int minor, std::size_t shared_max_bytes)
   struct Row {
     int major, minor, kib;
   };
-  static constexpr Row kRows[] = {{7, 0, 128}, {7, 2, 128}, {7, 5, 96},  {8, 0, 192},  {8, 6, 128},  {8, 7, 192},
+  static constexpr Row kRows[] = {{7, 0, 128}, {7, 2, 128}, {7, 5, 96},   {8, 0, 192},  {8, 6, 128},  {8, 7, 192},
                                   {8, 9, 128}, {9, 0, 256}, {10, 0, 256}, {10, 3, 256}, {12, 0, 128}, {12, 1, 128}};
   for (const Row& row : kRows)
     if (row.major == major && row.minor == minor) return static_cast<std::size_t>(row.kib) * KiB;
@@ -62,7 +62,8 @@ ChipShape chip_shape(int device) {
 }
 
 std::size_t l1_bytes_at_carveout(const ChipShape& shape, int carveout_percent) {
-  const std::size_t shared = shape.shared_max_bytes * static_cast<std::size_t>(std::clamp(carveout_percent, 0, 100)) / 100;
+  const std::size_t shared =
+      shape.shared_max_bytes * static_cast<std::size_t>(std::clamp(carveout_percent, 0, 100)) / 100;
   return shape.l1_shared_bytes - std::min(shared, shape.l1_shared_bytes);
 }
 
@@ -90,8 +91,8 @@ std::vector<std::int64_t> l2_edge_sets(const ChipShape& shape) {
 std::vector<std::int64_t> sets_below(std::int64_t capacity_bytes) {
   const std::int64_t grain = std::max<std::int64_t>(4 * KiB, power_of_two_floor(capacity_bytes / 8));
   const std::int64_t top = (capacity_bytes + grain - 1) / grain * grain;
-  return sorted_unique({round_down(top * 5 / 8, grain), round_down(top * 3 / 4, grain), round_down(top * 7 / 8, grain),
-                        top});
+  return sorted_unique(
+      {round_down(top * 5 / 8, grain), round_down(top * 3 / 4, grain), round_down(top * 7 / 8, grain), top});
 }
 
 std::int64_t far_l2_set(const ChipShape& shape) {

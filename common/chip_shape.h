@@ -14,7 +14,7 @@ struct ChipShape {
   std::size_t l1_shared_bytes = 0;   // one SM's unified L1 / shared-memory array
   std::size_t shared_max_bytes = 0;  // the most of it a SM gives to shared memory
   std::size_t l2_bytes = 0;
-  bool from_device = false;          // false: no GPU answered, the defaults below
+  bool from_device = false;  // false: no GPU answered, the defaults below
 };
 
 // An H100 SXM5's (132 SMs, 256 KiB L1/shared of which up to 228 KiB shared, 50 MiB L2): what

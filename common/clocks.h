@@ -93,10 +93,9 @@ struct Clocks {
  private:
   static __device__ __forceinline__ std::uint64_t clock_after(int barrier_result) {
     std::uint64_t clock = 0;
-    asm volatile(
-        "{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %1, 0;\n\t@p mov.u64 %0, %%clock64;\n\t}"
-        : "+l"(clock)
-        : "r"(barrier_result));
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %1, 0;\n\t@p mov.u64 %0, %%clock64;\n\t}"
+                 : "+l"(clock)
+                 : "r"(barrier_result));
     return clock;
   }
   __device__ __forceinline__ void record(Stamp start, std::uint64_t stop_clock) const {

@@ -14,39 +14,72 @@ using K = CounterKind;
 // What every row may carry, whichever family wrote it.
 const std::vector<CounterDescription>& harness_counters() {
   static const std::vector<CounterDescription> list = {
-      {"cycles", "cycles", K::kMeasured, "clock64 span of the kernel's timed region per launch, mean over the timed launches", "harness"},
+      {"cycles", "cycles", K::kMeasured,
+       "clock64 span of the kernel's timed region per launch, mean over the timed launches", "harness"},
       {"cycles_min", "cycles", K::kMeasured, "clock64 span of the fastest timed launch", "harness"},
       {"ns", "ns", K::kMeasured, "cycles at the SM clock measured during the timed launches", "harness"},
-      {"sm_mhz", "MHz", K::kMeasured, "SM clock measured over the timed launches (clock64 against the GPU's timer)", "harness"},
-      {"clock_flagged", "flag", K::kMeasured, "1: the SM clock ran under 97% of rated or drifted over 1% (the row's label says which)", "harness"},
-      {"cycles_per_*", "cycles", K::kMeasured, "cycles per unit of the row's work (cycles_per_load: per dependent load)", "harness"},
-      {"ns_per_*", "ns", K::kMeasured, "nanoseconds per unit of the row's work (GPU rows: cycles at the measured clock)", "harness"},
-      {"bytes_per_second", "B/s", K::kMeasured, "bytes the row counts as moved (read + written) per second of GPU time (SetBytesProcessed)", "Google Benchmark"},
-      {"working_set_bytes", "bytes", K::kFixed, "bytes of data the row's kernel touches (its arrays or slices)", "harness"},
-      {"bytes_per_clock_per_sm", "B/clk/SM", K::kMeasured, "bytes_per_second over the SM clock and the SM count", "harness"},
-      {"fraction_of_peak", "fraction", K::kMeasured, "the row's rate over the peak of the unit it exercises (the architecture table's, at the measured clock)", "harness"},
-      {"loads_in_flight", "loads", K::kFixed, "independent loads (chains) the launch keeps in flight at once", "harness"},
-      {"bytes_in_flight", "bytes", K::kFixed, "loads_in_flight x the bytes each brings (Little's law's concurrency)", "harness"},
-      {"implied_latency_ns", "ns", K::kMeasured, "bytes_in_flight / bytes_per_second: the latency Little's law implies", "harness"},
-      {"l2_read_bytes_per_element", "bytes", K::kMeasured, "l2_read_bytes over the elements the launch processes", "harness (ideal traffic)"},
-      {"l2_write_bytes_per_element", "bytes", K::kMeasured, "l2_write_bytes over the elements", "harness (ideal traffic)"},
-      {"dram_read_bytes_per_element", "bytes", K::kMeasured, "dram_read_bytes over the elements", "harness (ideal traffic)"},
-      {"dram_write_bytes_per_element", "bytes", K::kMeasured, "dram_write_bytes over the elements", "harness (ideal traffic)"},
-      {"l2_read_normalized", "x ideal", K::kMeasured, "l2_read_bytes over the least the launch must read (1.0: each input byte once)", "harness (ideal traffic)"},
-      {"l2_write_normalized", "x ideal", K::kMeasured, "l2_write_bytes over the least the launch must write", "harness (ideal traffic)"},
-      {"dram_read_normalized", "x ideal", K::kMeasured, "dram_read_bytes over the least the launch must read", "harness (ideal traffic)"},
-      {"dram_write_normalized", "x ideal", K::kMeasured, "dram_write_bytes over the least the launch must write", "harness (ideal traffic)"},
-      {"insn_per_element", "thread instructions", K::kFixed, "thread_inst_executed over the elements (the homework's I/el)", "harness (ideal traffic)"},
+      {"sm_mhz", "MHz", K::kMeasured, "SM clock measured over the timed launches (clock64 against the GPU's timer)",
+       "harness"},
+      {"clock_flagged", "flag", K::kMeasured,
+       "1: the SM clock ran under 97% of rated or drifted over 1% (the row's label says which)", "harness"},
+      {"cycles_per_*", "cycles", K::kMeasured,
+       "cycles per unit of the row's work (cycles_per_load: per dependent load)", "harness"},
+      {"ns_per_*", "ns", K::kMeasured,
+       "nanoseconds per unit of the row's work (GPU rows: cycles at the measured clock)", "harness"},
+      {"bytes_per_second", "B/s", K::kMeasured,
+       "bytes the row counts as moved (read + written) per second of GPU time (SetBytesProcessed)", "Google Benchmark"},
+      {"working_set_bytes", "bytes", K::kFixed, "bytes of data the row's kernel touches (its arrays or slices)",
+       "harness"},
+      {"bytes_per_clock_per_sm", "B/clk/SM", K::kMeasured, "bytes_per_second over the SM clock and the SM count",
+       "harness"},
+      {"fraction_of_peak", "fraction", K::kMeasured,
+       "the row's rate over the peak of the unit it exercises (the architecture table's, at the measured clock)",
+       "harness"},
+      {"loads_in_flight", "loads", K::kFixed, "independent loads (chains) the launch keeps in flight at once",
+       "harness"},
+      {"bytes_in_flight", "bytes", K::kFixed, "loads_in_flight x the bytes each brings (Little's law's concurrency)",
+       "harness"},
+      {"implied_latency_ns", "ns", K::kMeasured, "bytes_in_flight / bytes_per_second: the latency Little's law implies",
+       "harness"},
+      {"l2_read_bytes_per_element", "bytes", K::kMeasured, "l2_read_bytes over the elements the launch processes",
+       "harness (ideal traffic)"},
+      {"l2_write_bytes_per_element", "bytes", K::kMeasured, "l2_write_bytes over the elements",
+       "harness (ideal traffic)"},
+      {"dram_read_bytes_per_element", "bytes", K::kMeasured, "dram_read_bytes over the elements",
+       "harness (ideal traffic)"},
+      {"dram_write_bytes_per_element", "bytes", K::kMeasured, "dram_write_bytes over the elements",
+       "harness (ideal traffic)"},
+      {"l2_read_normalized", "x ideal", K::kMeasured,
+       "l2_read_bytes over the least the launch must read (1.0: each input byte once)", "harness (ideal traffic)"},
+      {"l2_write_normalized", "x ideal", K::kMeasured, "l2_write_bytes over the least the launch must write",
+       "harness (ideal traffic)"},
+      {"dram_read_normalized", "x ideal", K::kMeasured, "dram_read_bytes over the least the launch must read",
+       "harness (ideal traffic)"},
+      {"dram_write_normalized", "x ideal", K::kMeasured, "dram_write_bytes over the least the launch must write",
+       "harness (ideal traffic)"},
+      {"insn_per_element", "thread instructions", K::kFixed,
+       "thread_inst_executed over the elements (the homework's I/el)", "harness (ideal traffic)"},
   };
   return list;
 }
 
 // CUPTI counters the code fixes; the rest of the metric table is measured.
 bool cupti_fixed(const std::string& name) {
-  static const std::set<std::string> fixed = {
-      "l2_read_bytes", "l2_write_bytes", "shared_bank_conflicts", "shared_ld_bank_conflicts", "shared_st_bank_conflicts",
-      "shared_wavefronts", "shared_ld_wavefronts", "global_load_sectors", "global_load_requests", "sectors_per_request",
-      "conflicts_per_load", "inst_executed", "thread_inst_executed", "active_lanes_per_inst", "branch_uniformity"};
+  static const std::set<std::string> fixed = {"l2_read_bytes",
+                                              "l2_write_bytes",
+                                              "shared_bank_conflicts",
+                                              "shared_ld_bank_conflicts",
+                                              "shared_st_bank_conflicts",
+                                              "shared_wavefronts",
+                                              "shared_ld_wavefronts",
+                                              "global_load_sectors",
+                                              "global_load_requests",
+                                              "sectors_per_request",
+                                              "conflicts_per_load",
+                                              "inst_executed",
+                                              "thread_inst_executed",
+                                              "active_lanes_per_inst",
+                                              "branch_uniformity"};
   return fixed.count(name) > 0;
 }
 
@@ -77,16 +110,17 @@ bool describe_counters(const char* family, const std::vector<CounterDeclaration>
 // Built on first use, after static initialization has registered every family's counters.
 const std::vector<CounterDescription>& counter_catalog() {
   static const std::vector<CounterDescription> catalog = [] {
-  std::vector<CounterDescription> all = harness_counters();
-  for (const MetricSpec& spec : metric_table()) {
-    std::string source = std::string("CUPTI ") + spec.perfworks;
-    if (spec.scale != 1.0) source += " x " + std::to_string(static_cast<int>(spec.scale));
-    if (spec.per != nullptr) source += std::string(" / ") + (spec.per_plus ? "(" : "") + spec.per;
-    if (spec.per_plus != nullptr) source += std::string(" + ") + spec.per_plus + ")";
-    all.push_back({spec.name, spec.unit, cupti_fixed(spec.name) ? K::kFixed : K::kMeasured, spec.description, source});
-  }
-  all.insert(all.end(), family_counters().begin(), family_counters().end());
-  return all;
+    std::vector<CounterDescription> all = harness_counters();
+    for (const MetricSpec& spec : metric_table()) {
+      std::string source = std::string("CUPTI ") + spec.perfworks;
+      if (spec.scale != 1.0) source += " x " + std::to_string(static_cast<int>(spec.scale));
+      if (spec.per != nullptr) source += std::string(" / ") + (spec.per_plus ? "(" : "") + spec.per;
+      if (spec.per_plus != nullptr) source += std::string(" + ") + spec.per_plus + ")";
+      all.push_back(
+          {spec.name, spec.unit, cupti_fixed(spec.name) ? K::kFixed : K::kMeasured, spec.description, source});
+    }
+    all.insert(all.end(), family_counters().begin(), family_counters().end());
+    return all;
   }();
   return catalog;
 }
@@ -140,7 +174,8 @@ std::string counter_catalog_markdown() {
       "How the CUPTI counters are collected and checked against Nsight Compute: [cupti.md](cupti.md).\n\n"
       "| counter | unit | kind | source | meaning |\n|---|---|---|---|---|\n";
   for (const CounterDescription& d : counter_catalog())
-    text += "| `" + d.name + "` | " + d.unit + " | " + kind_name(d.kind) + " | " + d.source + " | " + d.meaning + " |\n";
+    text +=
+        "| `" + d.name + "` | " + d.unit + " | " + kind_name(d.kind) + " | " + d.source + " | " + d.meaning + " |\n";
   return text;
 }
 
@@ -169,9 +204,9 @@ std::string counter_catalog_json() {
   std::string json = "[";
   bool first = true;
   for (const CounterDescription& d : counter_catalog()) {
-    json += std::string(first ? "" : ",") + "\n    {\"name\": " + json_quote(d.name) + ", \"unit\": " + json_quote(d.unit) +
-            ", \"kind\": \"" + kind_name(d.kind) + "\", \"source\": " + json_quote(d.source) +
-            ", \"meaning\": " + json_quote(d.meaning) + "}";
+    json += std::string(first ? "" : ",") + "\n    {\"name\": " + json_quote(d.name) +
+            ", \"unit\": " + json_quote(d.unit) + ", \"kind\": \"" + kind_name(d.kind) +
+            "\", \"source\": " + json_quote(d.source) + ", \"meaning\": " + json_quote(d.meaning) + "}";
     first = false;
   }
   return json + "\n  ]";

@@ -16,11 +16,11 @@ namespace gpubench {
 enum class CounterKind { kFixed, kMeasured };
 
 struct CounterDescription {
-  std::string name;     // exact, or a pattern with one '*' ("cycles_per_*")
+  std::string name;  // exact, or a pattern with one '*' ("cycles_per_*")
   std::string unit;
   CounterKind kind = CounterKind::kMeasured;
   std::string meaning;
-  std::string source;   // "harness", "Google Benchmark", "CUPTI <metric>", or the family that writes it
+  std::string source;  // "harness", "Google Benchmark", "CUPTI <metric>", or the family that writes it
 };
 
 // The catalog, in a stable order: harness, CUPTI, then families in link order (built once, on the first
@@ -57,6 +57,6 @@ bool describe_counters(const char* family, const std::vector<CounterDeclaration>
 
 // GPUBENCH_COUNTERS(Stream, {"shared_bytes_per_sm", "bytes", CounterKind::kFixed, "..."}, ...): the
 // counters a family writes that the harness does not, described where they are written.
-#define GPUBENCH_COUNTERS(Family, ...)                                           \
-  [[maybe_unused]] static const bool gpubench_counters_##Family =                \
+#define GPUBENCH_COUNTERS(Family, ...)                            \
+  [[maybe_unused]] static const bool gpubench_counters_##Family = \
       ::gpubench::detail::describe_counters(#Family, {__VA_ARGS__})

@@ -6,16 +6,14 @@
 
 namespace gpubench::counters {
 
-inline constexpr const char* kCycles = "cycles";          // clock64 span per launch, mean
-inline constexpr const char* kCyclesMin = "cycles_min";   // fastest launch
-inline constexpr const char* kNs = "ns";                  // cycles at the measured SM clock
-inline constexpr const char* kSmMhz = "sm_mhz";           // SM clock measured while the benchmark ran
-inline constexpr const char* kSlowdown = "slowdown";      // relative to the experiment's baseline
+inline constexpr const char* kCycles = "cycles";               // clock64 span per launch, mean
+inline constexpr const char* kCyclesMin = "cycles_min";        // fastest launch
+inline constexpr const char* kNs = "ns";                       // cycles at the measured SM clock
+inline constexpr const char* kSmMhz = "sm_mhz";                // SM clock measured while the benchmark ran
+inline constexpr const char* kSlowdown = "slowdown";           // relative to the experiment's baseline
 inline constexpr const char* kClockFlagged = "clock_flagged";  // 1: the SM clock spoiled this row (see its label)
 
 // "cycles" + "path" -> "cycles_per_path".
-inline std::string per(const std::string& quantity, const std::string& unit) {
-  return quantity + "_per_" + unit;
-}
+inline std::string per(const std::string& quantity, const std::string& unit) { return quantity + "_per_" + unit; }
 
 }  // namespace gpubench::counters

@@ -8,10 +8,10 @@ std::string describe_cuda_error(cudaError_t code, const char* call, const char* 
   // The file's name, not its path: messages reach users, whose build trees are theirs.
   const std::string path(file);
   const std::string name = path.substr(path.find_last_of('/') + 1);
-  std::string text = name + ":" + std::to_string(line) + ": " + call + " failed: " +
-                     cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
-  if (code == cudaErrorIllegalAddress || code == cudaErrorLaunchFailure ||
-      code == cudaErrorIllegalInstruction || code == cudaErrorMisalignedAddress)
+  std::string text = name + ":" + std::to_string(line) + ": " + call + " failed: " + cudaGetErrorName(code) + " (" +
+                     cudaGetErrorString(code) + ")";
+  if (code == cudaErrorIllegalAddress || code == cudaErrorLaunchFailure || code == cudaErrorIllegalInstruction ||
+      code == cudaErrorMisalignedAddress)
     text += "; the CUDA context is now unusable, later GPU benchmarks in this process will fail too";
   return text;
 }

@@ -26,19 +26,17 @@ void log_cuda_error(cudaError_t code, const char* call, const char* file, int li
 
 }  // namespace gpubench
 
-#define GPUBENCH_CUDA(call)                                                              \
-  do {                                                                                   \
-    const cudaError_t gpubench_status_ = (call);                                         \
-    if (gpubench_status_ != cudaSuccess)                                                 \
-      ::gpubench::throw_cuda_error(gpubench_status_, #call, __FILE__, __LINE__);         \
+#define GPUBENCH_CUDA(call)                                                                                         \
+  do {                                                                                                              \
+    const cudaError_t gpubench_status_ = (call);                                                                    \
+    if (gpubench_status_ != cudaSuccess) ::gpubench::throw_cuda_error(gpubench_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // For destructors and cleanup paths: report, never throw.
-#define GPUBENCH_CUDA_NOEXCEPT(call)                                                     \
-  do {                                                                                   \
-    const cudaError_t gpubench_status_ = (call);                                         \
-    if (gpubench_status_ != cudaSuccess)                                                 \
-      ::gpubench::log_cuda_error(gpubench_status_, #call, __FILE__, __LINE__);           \
+#define GPUBENCH_CUDA_NOEXCEPT(call)                                                                              \
+  do {                                                                                                            \
+    const cudaError_t gpubench_status_ = (call);                                                                  \
+    if (gpubench_status_ != cudaSuccess) ::gpubench::log_cuda_error(gpubench_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // After a <<<...>>> launch: configuration errors surface here, not at the launch statement.

@@ -56,8 +56,7 @@ std::string format_cuda_version(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-std::vector<std::pair<std::string, std::string>> device_context(const DeviceInfo& info,
-                                                                double measured_sm_mhz) {
+std::vector<std::pair<std::string, std::string>> device_context(const DeviceInfo& info, double measured_sm_mhz) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"gpu_index", std::to_string(info.index)},
       {"gpu_name", info.name},
@@ -81,8 +80,8 @@ std::vector<std::pair<std::string, std::string>> device_context(const DeviceInfo
     rows.emplace_back("gpu_fp64_peak_tflops_at_measured_clock",
                       fixed(peak_tflops(throughput->fp64_fma_per_sm_per_clock, info.sm_count, measured_sm_mhz), 1));
   } else {
-    rows.emplace_back("gpu_fp32_peak_tflops_at_measured_clock", "unknown for sm_" + std::to_string(info.major) +
-                                                                     std::to_string(info.minor));
+    rows.emplace_back("gpu_fp32_peak_tflops_at_measured_clock",
+                      "unknown for sm_" + std::to_string(info.major) + std::to_string(info.minor));
   }
   rows.emplace_back("cuda_driver_version", format_cuda_version(info.driver_version));
   rows.emplace_back("cuda_runtime_version", format_cuda_version(info.runtime_version));

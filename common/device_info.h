@@ -15,7 +15,7 @@ struct DeviceInfo {
   int major = 0;
   int minor = 0;
   int sm_count = 0;
-  int max_sm_clock_mhz = 0;       // the part's rated peak, not what it runs at
+  int max_sm_clock_mhz = 0;  // the part's rated peak, not what it runs at
   int memory_clock_mhz = 0;
   int memory_bus_width_bits = 0;
   std::size_t l2_bytes = 0;
@@ -24,7 +24,7 @@ struct DeviceInfo {
   std::size_t shared_memory_per_block_optin_bytes = 0;
   int registers_per_sm = 0;
   int max_threads_per_sm = 0;
-  int driver_version = 0;          // e.g. 13000
+  int driver_version = 0;  // e.g. 13000
   int runtime_version = 0;
 
   // Double data rate over the full bus.
@@ -38,7 +38,6 @@ DeviceInfo query_device(int index);
 std::string format_cuda_version(int version);
 
 // Context rows in display order; measured_sm_mhz is the calibrated clock the peaks are computed at.
-std::vector<std::pair<std::string, std::string>> device_context(const DeviceInfo& info,
-                                                                double measured_sm_mhz);
+std::vector<std::pair<std::string, std::string>> device_context(const DeviceInfo& info, double measured_sm_mhz);
 
 }  // namespace gpubench

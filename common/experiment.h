@@ -41,10 +41,10 @@ struct RunOptions {
 };
 
 struct RunResult {
-  double cycles = 0.0;      // mean clock64 span per launch
+  double cycles = 0.0;  // mean clock64 span per launch
   double cycles_min = 0.0;
-  double sm_mhz = 0.0;      // measured over the timed launches
-  double ns = 0.0;          // cycles at sm_mhz
+  double sm_mhz = 0.0;                     // measured over the timed launches
+  double ns = 0.0;                         // cycles at sm_mhz
   std::map<std::string, double> counters;  // hardware and derived counters, as reported
   // A counter's value, when it was collected.
   std::optional<double> counter(const std::string& name) const;

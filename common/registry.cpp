@@ -10,8 +10,8 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
-#include <map>
 #include <exception>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -117,9 +117,9 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
     const int device = registration.device >= 0 ? registration.device : GpuSession::selected_device();
     if (registration.needs_gpu && broken_devices().count(device)) {
       ++g_failed;
-      state.SkipWithError(("not run: GPU " + std::to_string(device) + " is unusable after an earlier row's " +
-                           broken_devices()[device])
-                              .c_str());
+      state.SkipWithError(
+          ("not run: GPU " + std::to_string(device) + " is unusable after an earlier row's " + broken_devices()[device])
+              .c_str());
       return;
     }
     try {
@@ -135,8 +135,8 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
   };
 }
 
-Benchmark* register_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                              BenchmarkBody body, const std::string& family, bool needs_gpu, int device) {
+Benchmark* register_benchmark(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body,
+                              const std::string& family, bool needs_gpu, int device) {
   Registration registration{name, family.empty() ? name.substr(0, name.find('/')) : family, needs_gpu, device,
                             arg_names};
   registration_list().push_back(registration);
@@ -163,8 +163,8 @@ const std::vector<Registration>& registrations() { return registration_list(); }
 const Registration* registration_of(const std::string& instance_name) {
   const Registration* best = nullptr;
   for (const Registration& r : registration_list()) {
-    const bool prefixes = instance_name == r.name ||
-                          (instance_name.rfind(r.name, 0) == 0 && instance_name[r.name.size()] == '/');
+    const bool prefixes =
+        instance_name == r.name || (instance_name.rfind(r.name, 0) == 0 && instance_name[r.name.size()] == '/');
     if (prefixes && (best == nullptr || r.name.size() > best->name.size())) best = &r;
   }
   return best;

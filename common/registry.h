@@ -63,8 +63,11 @@ class Family {
  public:
   Family(std::string name, Preset preset, int device = 0, bool several_devices = false,
          ChipShape chip = default_chip_shape(), double short_launch_min_time = 0.0)
-      : name_(std::move(name)), preset_(preset), device_(device),
-        suffix_(several_devices ? device_suffix(device) : std::string()), chip_(chip),
+      : name_(std::move(name)),
+        preset_(preset),
+        device_(device),
+        suffix_(several_devices ? device_suffix(device) : std::string()),
+        chip_(chip),
         short_launch_min_time_(short_launch_min_time) {}
   const std::string& name() const { return name_; }
   Preset preset() const { return preset_; }
@@ -120,8 +123,8 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
 }  // namespace gpubench
 
 // GPUBENCH_FAMILY(Divergence) { family.gpu("Divergence/Paths", {"paths"}, body)->Range(1, 32); }
-#define GPUBENCH_FAMILY(Name)                                                                          \
-  static void gpubench_register_##Name(const ::gpubench::Family& family);                              \
-  [[maybe_unused]] static const bool gpubench_family_##Name =                                          \
-      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name);                                \
+#define GPUBENCH_FAMILY(Name)                                             \
+  static void gpubench_register_##Name(const ::gpubench::Family& family); \
+  [[maybe_unused]] static const bool gpubench_family_##Name =             \
+      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name);   \
   static void gpubench_register_##Name(const ::gpubench::Family& family)

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#define GPUBENCH_REQUIRE_GPU()                                                  \
-  do {                                                                          \
+#define GPUBENCH_REQUIRE_GPU()                                                   \
+  do {                                                                           \
     if (const auto gpubench_why_ = ::gpubench::GpuSession::unavailable_reason()) \
-      GTEST_SKIP() << "needs a GPU: " << *gpubench_why_;                        \
+      GTEST_SKIP() << "needs a GPU: " << *gpubench_why_;                         \
   } while (0)

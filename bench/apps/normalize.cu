@@ -4,9 +4,9 @@
 //! FP32 pipe, instruction issue, L2 and DRAM were (CUPTI) say why each version is as fast as it is.
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
+#include "common/counter_catalog.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -82,7 +82,8 @@ void normalize(benchmark::State& state, bool grouped) {
     return benchmark::Counter((x.value_or(0) + y.value_or(0)) * static_cast<double>(state.iterations()),
                               benchmark::Counter::kIsRate);
   };
-  if (result.counter("l2_read_bytes")) state.counters["l2_bytes_per_second"] = per_second("l2_read_bytes", "l2_write_bytes");
+  if (result.counter("l2_read_bytes"))
+    state.counters["l2_bytes_per_second"] = per_second("l2_read_bytes", "l2_write_bytes");
   if (result.counter("dram_read_bytes"))
     state.counters["dram_bytes_per_second"] = per_second("dram_read_bytes", "dram_write_bytes");
   state.counters["vectors"] = static_cast<double>(n);
@@ -93,8 +94,8 @@ GPUBENCH_FAMILY(Normalize) {
   const bool quick = family.preset() == Preset::kQuick;
   const Points warps = {1, 2, 4, 8, 16, 32};
   const Points sizes = family.pick<Points>({25}, {25, 400});  // a quarter of L2 (in and out fit), and 4x L2
-  auto* base = family.gpu("Normalize/base", {"dl", "warps", "l2_pct"},
-                          [](benchmark::State& state) { normalize(state, false); });
+  auto* base =
+      family.gpu("Normalize/base", {"dl", "warps", "l2_pct"}, [](benchmark::State& state) { normalize(state, false); });
   auto* grouped = family.gpu("Normalize/grouped", {"dl", "g", "u", "warps", "l2_pct"},
                              [](benchmark::State& state) { normalize(state, true); });
   for (std::int64_t dl : family.pick<Points>({8}, {4, 8, 16, 32})) {
@@ -108,8 +109,7 @@ GPUBENCH_FAMILY(Normalize) {
   }
 }
 
-GPUBENCH_COUNTERS(Normalize,
-                  {"vectors", "vectors", CounterKind::kFixed, "vectors the launch normalizes"},
+GPUBENCH_COUNTERS(Normalize, {"vectors", "vectors", CounterKind::kFixed, "vectors the launch normalizes"},
                   {"l2_bytes_per_second", "B/s", CounterKind::kMeasured,
                    "L2 traffic (l2_read_bytes + l2_write_bytes) per second of GPU time"},
                   {"dram_bytes_per_second", "B/s", CounterKind::kMeasured,

@@ -22,9 +22,11 @@ void latency(benchmark::State& state) {
     return;
   }
   T* out = out_cache.get({}, [] { return DeviceBuffer<T>(1); }).data();
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernels::instruction_latency<I><<<1, 1, 0, s>>>(out, I::x0, I::a, I::b, kRounds, c);
-  }, {{"inst_executed"}});
+  const RunResult result = run(state,
+                               [&](cudaStream_t s, Clocks c) {
+                                 kernels::instruction_latency<I><<<1, 1, 0, s>>>(out, I::x0, I::a, I::b, kRounds, c);
+                               },
+                               {{"inst_executed"}});
   report_per(state, result, "op", static_cast<double>(kRounds) * kernels::kLatencyStepsPerRound);
 }
 

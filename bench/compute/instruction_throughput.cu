@@ -3,9 +3,9 @@
 #include "bench/compute/instruction_support.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
+#include "common/counter_catalog.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -46,8 +46,8 @@ void throughput(benchmark::State& state) {
   Buffers<I>& b = buffers.get({}, [] { return Buffers<I>(); });
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     dispatch<1, 2, 4, 8, 16>(ilp, [&](auto chains) {
-      kernels::instruction_throughput<I, decltype(chains)::value><<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), I::a,
-                                                                                 I::b, kRounds, c);
+      kernels::instruction_throughput<I, decltype(chains)::value>
+          <<<blocks, threads, 0, s>>>(b.out.data(), b.seeds.data(), I::a, I::b, kRounds, c);
     });
   });
 
@@ -66,11 +66,12 @@ void throughput(benchmark::State& state) {
 GPUBENCH_FAMILY(InstructionThroughput) {
   kernels::Instructions::for_each([&](auto instruction) {
     using I = decltype(instruction);
-    family.gpu(std::string("InstructionThroughput/") + I::info.name, {"ilp", "warps"}, throughput<I>)
+    family
+        .gpu(std::string("InstructionThroughput/") + I::info.name, {"ilp", "warps"}, throughput<I>)
         // Quick: the cells that reach each pipe's peak (on H100/H200 the best full-sweep cell is within
         // 0.1% of one of these for every FMA and MUFU instruction) and the single chain.
         ->ArgsProduct(family.pick<std::vector<std::vector<std::int64_t>>>({{1, 4, 8}, {8, 32}},
-                                                                           {{1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}}))
+                                                                          {{1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}}))
         ->MinTime(0.1);  // 300 cells: each launch is long enough that 0.1 s gives hundreds
   });
 }

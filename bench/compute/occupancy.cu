@@ -2,9 +2,9 @@
 //! per thread (where ptxas spills). Registers -> resident blocks -> warps in flight -> the
 //! bandwidth of a stream with one load in flight per warp.
 #include "common/arg_cache.h"
+#include "common/counter_catalog.h"
 #include "common/cuda_check.h"
 #include "common/device_memory.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/compute/register_pressure.cuh"
@@ -19,8 +19,7 @@ constexpr std::size_t kStreamFloats = std::size_t{128} << 20;  // 512 MiB, far b
 
 struct StreamBuffers {
   // `out` holds one float per thread of the largest grid: every SM full of resident threads.
-  StreamBuffers()
-      : in(kStreamFloats), out(static_cast<std::size_t>(device().sm_count) * device().max_threads_per_sm) {
+  StreamBuffers() : in(kStreamFloats), out(static_cast<std::size_t>(device().sm_count) * device().max_threads_per_sm) {
     in.fill_bytes(0, stream());
   }
   DeviceBuffer<float> in;
@@ -48,10 +47,12 @@ void live_values(benchmark::State& state) {
   if (blocks_per_sm == 0) throw std::runtime_error("the kernel cannot be resident on this GPU");
   StreamBuffers& b = buffers.get({}, [] { return StreamBuffers(); });
   const int blocks = device().sm_count * blocks_per_sm;  // exactly one full wave
-  run(state, [&](cudaStream_t s, Clocks c) {
-    kernels::register_pressure<Live><<<blocks, kernels::kPressureBlock, 0, s>>>(b.in.data(), kStreamFloats,
-                                                                                 b.out.data(), c);
-  }, {{"achieved_occupancy"}});
+  run(state,
+      [&](cudaStream_t s, Clocks c) {
+        kernels::register_pressure<Live>
+            <<<blocks, kernels::kPressureBlock, 0, s>>>(b.in.data(), kStreamFloats, b.out.data(), c);
+      },
+      {{"achieved_occupancy"}});
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(kStreamFloats * sizeof(float)));
 }
@@ -84,8 +85,7 @@ GPUBENCH_FAMILY(Occupancy) {
   }
 }
 
-GPUBENCH_COUNTERS(Occupancy,
-                  {"regs_per_thread", "registers", CounterKind::kFixed, "registers ptxas gave each thread"},
+GPUBENCH_COUNTERS(Occupancy, {"regs_per_thread", "registers", CounterKind::kFixed, "registers ptxas gave each thread"},
                   {"spill_bytes", "bytes", CounterKind::kFixed, "local memory per thread (spills and stack)"},
                   {"blocks_per_sm", "blocks", CounterKind::kFixed, "blocks an SM can hold at once (occupancy API)"},
                   {"theoretical_occupancy", "%", CounterKind::kFixed,

@@ -19,8 +19,9 @@ namespace {
 constexpr int kReps = 256;
 
 struct MatmulBuffers {
-  MatmulBuffers() : in(kWarpSize * 2 * kernels::kMatmulN * kernels::kMatmulN),
-                    out(kWarpSize * kernels::kMatmulN * kernels::kMatmulN) {
+  MatmulBuffers()
+      : in(kWarpSize * 2 * kernels::kMatmulN * kernels::kMatmulN),
+        out(kWarpSize * kernels::kMatmulN * kernels::kMatmulN) {
     std::vector<float> values(in.size());
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> small(-0.01f, 0.01f);  // C stays small over many reps
@@ -36,9 +37,12 @@ void matmul(benchmark::State& state) {
   static ArgCache<MatmulBuffers> buffers;
   const int threads = static_cast<int>(arg(state, "threads"));
   MatmulBuffers& b = buffers.get({}, [] { return MatmulBuffers(); });
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernels::register_matmul<Order><<<1, threads, 0, s>>>(b.in.data(), b.out.data(), kReps, c);
-  }, {{"inst_executed"}});
+  const RunResult result =
+      run(state,
+          [&](cudaStream_t s, Clocks c) {
+            kernels::register_matmul<Order><<<1, threads, 0, s>>>(b.in.data(), b.out.data(), kReps, c);
+          },
+          {{"inst_executed"}});
   report_per(state, result, "fma", static_cast<double>(kReps) * kernels::kMatmulFmas);
 }
 
@@ -64,9 +68,12 @@ void ffma_banks(benchmark::State& state) {
   static ArgCache<BankBuffers> buffers;
   const int threads = static_cast<int>(arg(state, "threads"));
   BankBuffers& b = buffers.get({threads}, [&] { return BankBuffers(threads); });
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernels::ffma_register_banks<CLane, ALane, BLane><<<1, threads, 0, s>>>(b.in.data(), b.out.data(), kBankReps, c);
-  }, {{"inst_executed"}});
+  const RunResult result = run(state,
+                               [&](cudaStream_t s, Clocks c) {
+                                 kernels::ffma_register_banks<CLane, ALane, BLane>
+                                     <<<1, threads, 0, s>>>(b.in.data(), b.out.data(), kBankReps, c);
+                               },
+                               {{"inst_executed"}});
   report_per(state, result, "fma", static_cast<double>(kBankReps) * kernels::kBankFmasPerRep);
 }
 

@@ -1,9 +1,9 @@
 //! Warp divergence: cost of N distinct paths inside one warp, in SM cycles per path and as a
 //! slowdown over the non-divergent warp measured in the same run.
 #include "common/arg_cache.h"
+#include "common/counter_catalog.h"
 #include "common/counter_names.h"
 #include "common/device_memory.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -42,9 +42,12 @@ void paths(benchmark::State& state) {
 }
 
 void identical_branches(benchmark::State& state) {
-  const RunResult result = run(state, [](cudaStream_t s, Clocks c) {
-    kernels::divergence_identical_branches<<<1, kWarpSize, 0, s>>>(out(), kRounds, c);
-  }, kIdenticalOptions);
+  const RunResult result = run(
+      state,
+      [](cudaStream_t s, Clocks c) {
+        kernels::divergence_identical_branches<<<1, kWarpSize, 0, s>>>(out(), kRounds, c);
+      },
+      kIdenticalOptions);
   report_slowdown(state, result);
 }
 

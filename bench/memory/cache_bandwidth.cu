@@ -6,8 +6,8 @@
 #include "bench/memory/bandwidth.h"
 #include "common/arg_cache.h"
 #include "common/chip_shape.h"
-#include "common/device_memory.h"
 #include "common/counter_catalog.h"
+#include "common/device_memory.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/memory/cache_bandwidth.cuh"
@@ -58,10 +58,13 @@ void read_rows(benchmark::State& state) {
     options.counters.push_back("l2_coalesced_read_sectors");
   }
   options.profile_warm = true;  // counters of the state the timed launches saw (each re-reads its set anyway)
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernels::cache_read<kBypassL1><<<blocks, kernels::kCacheReadThreads, 0, s>>>(b.data.data(), slice_vectors, reps,
-                                                                                 b.partial.data(), c, shared);
-  }, options);
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks c) {
+        kernels::cache_read<kBypassL1><<<blocks, kernels::kCacheReadThreads, 0, s>>>(b.data.data(), slice_vectors, reps,
+                                                                                     b.partial.data(), c, shared);
+      },
+      options);
   report_bandwidth(state, result, bytes_per_rep * reps, false);  // L1 and L2 rows beat any DRAM peak
   state.counters["working_set_bytes"] = working_set;
   state.counters["reps"] = reps;

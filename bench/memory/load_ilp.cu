@@ -4,9 +4,9 @@
 //! chase's DRAM latency).
 #include "bench/memory/bandwidth.h"
 #include "common/arg_cache.h"
+#include "common/counter_catalog.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -43,9 +43,12 @@ void juggle(benchmark::State& state, int warps) {
   const std::size_t per_warp = kBytesPerWarp / sizeof(T);
   RunOptions options{{"dram_read_bytes", "l2_read_bytes"}};
   options.cold_l2 = true;  // every launch's loads come from DRAM
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernels::load_ilp<kLoads, T><<<1, warps * kWarpSize, 0, s>>>(in, per_warp, out, c);
-  }, options);
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks c) {
+        kernels::load_ilp<kLoads, T><<<1, warps * kWarpSize, 0, s>>>(in, per_warp, out, c);
+      },
+      options);
   const double bytes = static_cast<double>(kBytesPerWarp) * warps;
   report_bandwidth(state, result, bytes, true);
   const double in_flight = static_cast<double>(warps) * kWarpSize * sizeof(T) * kLoads;

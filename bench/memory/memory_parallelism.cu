@@ -5,9 +5,9 @@
 //! bytes in flight / latency, so more chains in flight turn a fixed latency into more bandwidth.
 #include "bench/memory/chase/device_chain.cuh"
 #include "common/arg_cache.h"
+#include "common/counter_catalog.h"
 #include "common/cuda_check.h"
 #include "common/dispatch.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -38,8 +38,8 @@ ChaseVariant variant_of(int chains) {
     return ChaseVariant{reinterpret_cast<const void*>(kernels::parallel_chase<kChains>),
                         [](unsigned blocks, unsigned threads, cudaStream_t s, const std::uint32_t* words,
                            std::uint32_t* positions, Clocks clocks) {
-                          kernels::parallel_chase<kChains><<<blocks, threads, 0, s>>>(words, positions,
-                                                                                      kStepsPerLaunch, clocks);
+                          kernels::parallel_chase<kChains>
+                              <<<blocks, threads, 0, s>>>(words, positions, kStepsPerLaunch, clocks);
                         }};
   });
 }
@@ -87,18 +87,19 @@ void parallel_chase(benchmark::State& state, bool whole_gpu) {
   if (threads % kWarpSize != 0) throw std::invalid_argument("threads must be whole warps");
   int resident_blocks = 0;
   const ChaseVariant chase = variant_of(chains);
-  GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, chase.kernel,
-                                                              static_cast<int>(threads), 0));
+  GPUBENCH_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, chase.kernel, static_cast<int>(threads), 0));
   const cudaStream_t stream = gpubench::stream();
   DeviceChain& chain = big_chain(stream);
   const std::size_t warps = static_cast<std::size_t>(blocks) * threads / kWarpSize;
   const std::size_t total_chains = warps * static_cast<std::size_t>(chains);
   const ChainStarts starts = chain_starts(chain, total_chains);
-  DeviceBuffer<std::uint32_t>& positions = positions_cache.get({whole_gpu, chains, whole_gpu ? arg(state, "warps_per_sm") : threads}, [&] {
-    DeviceBuffer<std::uint32_t> made(total_chains);
-    made.upload(starts.values, stream);
-    return made;
-  });
+  DeviceBuffer<std::uint32_t>& positions =
+      positions_cache.get({whole_gpu, chains, whole_gpu ? arg(state, "warps_per_sm") : threads}, [&] {
+        DeviceBuffer<std::uint32_t> made(total_chains);
+        made.upload(starts.values, stream);
+        return made;
+      });
 
   const double bytes_per_launch = static_cast<double>(total_chains) * kStepsPerLaunch * kNodeBytes;
   RunOptions options{{"dram_read_bytes", "l2_read_bytes"}};
@@ -145,13 +146,13 @@ GPUBENCH_FAMILY(MemoryParallelism) {
   using Points = std::vector<std::int64_t>;
   // Quick: one chain against many, one SM's worth of threads, and the whole GPU from few to all warps.
   for (std::int64_t chains : family.pick<Points>({1, 16}, {1, 2, 4, 8, 16})) {
-    for (std::int64_t threads : family.pick<Points>({1024}, {32, 64, 128, 256, 512, 1024})) one_sm->Args({chains, threads});
+    for (std::int64_t threads : family.pick<Points>({1024}, {32, 64, 128, 256, 512, 1024}))
+      one_sm->Args({chains, threads});
     for (std::int64_t warps : family.pick<Points>({8, 64}, {1, 2, 4, 8, 16, 32, 64})) whole_gpu->Args({chains, warps});
   }
 }
 
-GPUBENCH_COUNTERS(MemoryParallelism,
-                  {"blocks", "blocks", CounterKind::kFixed, "blocks the launch runs"},
+GPUBENCH_COUNTERS(MemoryParallelism, {"blocks", "blocks", CounterKind::kFixed, "blocks the launch runs"},
                   {"threads_per_block", "threads", CounterKind::kFixed, "threads per block of the launch"},
                   {"resident_warps_per_sm", "warps", CounterKind::kFixed,
                    "warps an SM holds at once (occupancy API): more asked for run in waves"});

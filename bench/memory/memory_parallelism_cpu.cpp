@@ -26,8 +26,8 @@ namespace gpubench {
 namespace {
 
 constexpr std::size_t kSetBytes = std::size_t{1} << 30;  // past any last-level cache
-constexpr std::size_t kNodeBytes = 64;                    // one cache line per node
-constexpr std::size_t kStepsPerChain = 1 << 13;           // loads each chain makes per iteration
+constexpr std::size_t kNodeBytes = 64;                   // one cache line per node
+constexpr std::size_t kStepsPerChain = 1 << 13;          // loads each chain makes per iteration
 
 struct HostSet {
   HostSet() : chain(make_chase_chain(kSetBytes, kNodeBytes, 1)), words(chase_words(chain)) {}

@@ -6,8 +6,8 @@
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/chip_shape.h"
-#include "common/cuda_check.h"
 #include "common/counter_catalog.h"
+#include "common/cuda_check.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "kernels/memory/pointer_chase.cuh"
@@ -45,8 +45,8 @@ bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (bytes <= free_bytes) return true;
-  skip_benchmark(state, "working set of " + mib(bytes) + " exceeds the " + mib(free_bytes) + " of free device memory (" +
-                            mib(total_bytes) + " total)");
+  skip_benchmark(state, "working set of " + mib(bytes) + " exceeds the " + mib(free_bytes) +
+                            " of free device memory (" + mib(total_bytes) + " total)");
   return false;
 }
 
@@ -76,11 +76,12 @@ unsigned long long next_launch_id() {
 unsigned long long* chase_claim() {
   static ArgCache<DeviceBuffer<unsigned long long>> claims;  // released with the session, like the chains
   return claims
-      .get({0}, [] {
-        DeviceBuffer<unsigned long long> claim(1);
-        claim.fill_bytes(0, stream());
-        return claim;
-      })
+      .get({0},
+           [] {
+             DeviceBuffer<unsigned long long> claim(1);
+             claim.fill_bytes(0, stream());
+             return claim;
+           })
       .data();
 }
 
@@ -102,8 +103,8 @@ void global_chase(benchmark::State& state) {
     if (!fits_in_free_memory(state, bytes)) return;
   }
   const auto walk_whole_cycle = [&](DeviceChain& whole, cudaStream_t s) {
-    kernel<<<1, 1, 0, s>>>(whole.words(), whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0,
-                           Clocks{}, kernels::kAnySm, nullptr, 0);
+    kernel<<<1, 1, 0, s>>>(whole.words(), whole.position(), static_cast<std::uint32_t>(whole.host().nodes), 0, Clocks{},
+                           kernels::kAnySm, nullptr, 0);
   };
   const bool warm_whole = l2_could_hold(bytes, stride);
   DeviceChain& chain = cache.get(key, [&] {
@@ -121,10 +122,13 @@ void global_chase(benchmark::State& state) {
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);
   // On SM 0, as the load-to-use chase: the card subtracts one from the other.
   unsigned long long* claim = chase_claim();
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernel<<<pinned_blocks(), 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c, 0, claim,
-                                         next_launch_id());
-  }, options);
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks c) {
+        kernel<<<pinned_blocks(), 1, 0, s>>>(chain.words(), chain.position(), warmup, kTimedLoads, c, 0, claim,
+                                             next_launch_id());
+      },
+      options);
   report_chase(state, result);
   state.counters["sm"] = chain.last_sm();  // read back: the SM asked for
 
@@ -149,8 +153,8 @@ void direct_chase(benchmark::State& state) {
   const std::size_t stride = static_cast<std::size_t>(arg(state, "stride"));
   const int target_sm = SmArgument ? static_cast<int>(arg(state, "sm")) : 0;
   if (target_sm >= device().sm_count) {
-    skip_benchmark(state, "no SM " + std::to_string(target_sm) + " here: this GPU has " +
-                              std::to_string(device().sm_count));
+    skip_benchmark(state,
+                   "no SM " + std::to_string(target_sm) + " here: this GPU has " + std::to_string(device().sm_count));
     return;
   }
   const unsigned blocks = pinned_blocks();
@@ -174,9 +178,12 @@ void direct_chase(benchmark::State& state) {
   options.profile_warm = true;
   if (warm_whole) options.rewarm = [&](cudaStream_t s) { walk_whole_cycle(chain, s); };
   const std::uint32_t warmup = warmup_loads(chain.host().nodes);
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, target_sm, next_launch_id());
-  }, options);
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks c) {
+        kernel<<<blocks, 1, 0, s>>>(chain.position(), warmup, kTimedLoads, c, target_sm, next_launch_id());
+      },
+      options);
   report_chase(state, result);
   state.counters["sm"] = chain.last_sm();  // where the chase ran: the SM asked for, read back
 
@@ -327,17 +334,16 @@ GPUBENCH_FAMILY(PointerChase) {
   for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets)) direct->Args({bytes, 128});
   const std::int64_t near_l2 = std::min<std::int64_t>(2 * MiB, static_cast<std::int64_t>(chip.l2_bytes) / 4);
   auto* direct_l2 = family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>);
-  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, static_cast<std::int64_t>(chip.l2_bytes) / 3 / MiB * MiB,
-                                               far_l2_set(chip), GiB},
-                                              full_sets))
+  for (std::int64_t bytes : family.pick<Sets>(
+           {4 * KiB, static_cast<std::int64_t>(chip.l2_bytes) / 3 / MiB * MiB, far_l2_set(chip), GiB}, full_sets))
     direct_l2->Args({bytes, 128});
   // The near- and far-L2 load-to-use latency from every SM of the chip, one row each (median, range,
   // fastest and slowest SM); the full preset also keeps a row per 4th SM for plots.
   auto* l2_sms = family.gpu("PointerChase/l2_sms", set_and_stride, l2_over_sms);
   for (std::int64_t bytes : {near_l2, far_l2_set(chip)}) l2_sms->Args({bytes, 128});
   if (!quick) {
-    auto* direct_sm = family.gpu("PointerChase/direct_sm", {"bytes", "stride", "sm"},
-                                 direct_chase<LoadPath::kL2Only, true>);
+    auto* direct_sm =
+        family.gpu("PointerChase/direct_sm", {"bytes", "stride", "sm"}, direct_chase<LoadPath::kL2Only, true>);
     for (std::int64_t bytes : {near_l2, far_l2_set(chip)})
       for (std::int64_t sm = 0; sm < chip.sm_count; sm += 4) direct_sm->Args({bytes, 128, sm});
   }
@@ -351,9 +357,9 @@ GPUBENCH_FAMILY(PointerChase) {
   // TLB reach: one node per 2 MiB page, data in L2 (a few MiB of lines), so only translation misses
   // add latency. Sets past the GPU's free memory skip with a message.
   auto* tlb = family.gpu("PointerChase/tlb", set_and_stride, global_chase<LoadPath::kL2Only, kPageStride>);
-  for (std::int64_t bytes : family.pick<Sets>({32 * MiB, 64 * MiB, 256 * MiB, 384 * MiB, 512 * MiB, 768 * MiB, GiB,
-                                               2 * GiB, 4 * GiB},
-                                              working_sets(32 * MiB, 128 * GiB)))
+  for (std::int64_t bytes :
+       family.pick<Sets>({32 * MiB, 64 * MiB, 256 * MiB, 384 * MiB, 512 * MiB, 768 * MiB, GiB, 2 * GiB, 4 * GiB},
+                         working_sets(32 * MiB, 128 * GiB)))
     tlb->Args({bytes, kPageStride});
 
   // The L1 edge under three L1/shared splits (percent of the unified array preferred as shared).
@@ -371,8 +377,8 @@ GPUBENCH_FAMILY(PointerChase) {
     for (std::int64_t bytes : sets) carveout->Args({bytes, 128, percent});
   }
 
-  const Sets shared_sets = family.pick<Sets>({4 * KiB, 64 * KiB}, {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB,
-                                                                  224 * KiB});
+  const Sets shared_sets =
+      family.pick<Sets>({4 * KiB, 64 * KiB}, {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 224 * KiB});
   auto* shared = family.gpu("PointerChase/shared", set_and_stride, shared_chase<false>);
   for (std::int64_t bytes : shared_sets) shared->Args({bytes, 4});
   auto* shared_direct = family.gpu("PointerChase/shared_direct", set_and_stride, shared_chase<true>);

@@ -37,7 +37,8 @@ void chase_on_host(benchmark::State& state) {
 GPUBENCH_FAMILY(PointerChaseCPU) {
   auto* rows = family.cpu("PointerChaseCPU", {"bytes"}, chase_on_host)->UseRealTime();
   if (family.preset() == Preset::kQuick) {
-    for (std::int64_t bytes : {std::int64_t{16} << 10, std::int64_t{1} << 20, std::int64_t{16} << 20, std::int64_t{256} << 20})
+    for (std::int64_t bytes :
+         {std::int64_t{16} << 10, std::int64_t{1} << 20, std::int64_t{16} << 20, std::int64_t{256} << 20})
       rows->Arg(bytes);
   } else {
     rows->RangeMultiplier(2)->Range(4 << 10, 256 << 20);

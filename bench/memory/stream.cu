@@ -8,12 +8,12 @@
 //! (kernels/memory/work_claims.cuh).
 #include "bench/memory/bandwidth.h"
 #include "common/arg_cache.h"
+#include "common/benchmark_compat.h"
+#include "common/counter_catalog.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
-#include "common/benchmark_compat.h"
 #include "kernels/memory/stream.cuh"
 #include "kernels/memory/stream_bulk.cuh"
 
@@ -33,8 +33,11 @@ constexpr std::int64_t kL2MiB = 8;       // per array: a copy's two arrays fit a
 
 struct StreamBuffers {
   explicit StreamBuffers(std::size_t bytes)
-      : a(bytes / sizeof(float4)), b(bytes / sizeof(float4)), c(bytes / sizeof(float4)),
-        partial(static_cast<std::size_t>(device().sm_count) * kMaxBlocksPerSm * kThreads), claims(1) {
+      : a(bytes / sizeof(float4)),
+        b(bytes / sizeof(float4)),
+        c(bytes / sizeof(float4)),
+        partial(static_cast<std::size_t>(device().sm_count) * kMaxBlocksPerSm * kThreads),
+        claims(1) {
     a.fill_bytes(0x3C, stream());  // 0x3C3C3C3C: a small positive float; zeros could hide missing writes
     b.fill_bytes(0x3D, stream());
     c.fill_bytes(0, stream());
@@ -111,17 +114,21 @@ void stream_rows(benchmark::State& state) {
   constexpr OpTraffic t = traffic_of(Op);
   const RunResult result = dispatch<4, 8, 16>(bytes_per_thread, [&](auto width) {
     using T = std::conditional_t<width() == 4, float, std::conditional_t<width() == 8, float2, float4>>;
-    const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(b.a.data()), reinterpret_cast<const T*>(b.b.data()),
-                                          reinterpret_cast<T*>(b.c.data()), b.partial.data()};
+    const kernels::StreamArrays<T> arrays{reinterpret_cast<const T*>(b.a.data()),
+                                          reinterpret_cast<const T*>(b.b.data()), reinterpret_cast<T*>(b.c.data()),
+                                          b.partial.data()};
     return dispatch<4, 8>(unroll, [&](auto loads) {
       const unsigned steps_per_tile = steps_per_claim(claim_kib, kThreads * loads() * width());
-      return run(state, [&](cudaStream_t s, Clocks c) {
-        if (claim_kib > 0)
-          kernels::stream_claimed<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, steps_per_tile,
-                                                                               b.claims.data(), c);
-        else
-          kernels::stream<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
-      }, options_for(mib, cold, static_cast<double>(elements), t));
+      return run(
+          state,
+          [&](cudaStream_t s, Clocks c) {
+            if (claim_kib > 0)
+              kernels::stream_claimed<Op, T, loads()>
+                  <<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, steps_per_tile, b.claims.data(), c);
+            else
+              kernels::stream<Op, T, loads()><<<blocks, kThreads, 0, s>>>(arrays, elements, 3.0f, c);
+          },
+          options_for(mib, cold, static_cast<double>(elements), t));
     });
   });
   finish(state, result, static_cast<double>(array_bytes) * (t.arrays_read + t.arrays_written), mib, t, cold);
@@ -135,9 +142,12 @@ void memcpy_rows(benchmark::State& state) {
   const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
   RunOptions options = options_for(mib, cold, static_cast<double>(array_bytes / sizeof(float4)), {1, 1});
   options.stamps_cycles = false;
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks) {
-    GPUBENCH_CUDA(cudaMemcpyAsync(b.c.data(), b.a.data(), array_bytes, cudaMemcpyDeviceToDevice, s));
-  }, options);
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks) {
+        GPUBENCH_CUDA(cudaMemcpyAsync(b.c.data(), b.a.data(), array_bytes, cudaMemcpyDeviceToDevice, s));
+      },
+      options);
   finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
 }
 
@@ -165,9 +175,12 @@ void copy_bulk_rows(benchmark::State& state) {
     constexpr auto kernel = kernels::stream_copy_bulk<n()>;
     GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-    return run(state, [&](cudaStream_t s, Clocks c) {
-      kernel<<<blocks, 32, shared_bytes, s>>>(src, dst, array_bytes, chunk, claimed ? b.claims.data() : nullptr, c);
-    }, options_for(mib, cold, static_cast<double>(array_bytes / sizeof(float4)), {1, 1}));
+    return run(
+        state,
+        [&](cudaStream_t s, Clocks c) {
+          kernel<<<blocks, 32, shared_bytes, s>>>(src, dst, array_bytes, chunk, claimed ? b.claims.data() : nullptr, c);
+        },
+        options_for(mib, cold, static_cast<double>(array_bytes / sizeof(float4)), {1, 1}));
   });
   finish(state, result, 2.0 * static_cast<double>(array_bytes), mib, {1, 1}, cold);
   state.counters["shared_bytes_per_sm"] = static_cast<double>(shared_bytes) * blocks_per_sm;
@@ -185,7 +198,9 @@ void register_op(const Family& family, const std::string& name, bool is_read, bo
   if (family.preset() == Preset::kQuick) {
     rows->Args({16, 4, 8, kDramMiB, 1, 0})->Args({16, 8, 2, kDramMiB, 1, 16})->Args({16, 8, 4, kDramMiB, 1, 64});
     if (is_read)
-      rows->Args({4, 4, 8, kDramMiB, 1, 0})->Args({16, 4, 1, kDramMiB, 1, 0})->Args({16, 4, 4, kDramMiB, 1, 0})
+      rows->Args({4, 4, 8, kDramMiB, 1, 0})
+          ->Args({16, 4, 1, kDramMiB, 1, 0})
+          ->Args({16, 4, 4, kDramMiB, 1, 0})
           ->Args({16, 8, 4, kDramMiB, 1, 0});
   } else {
     for (std::int64_t width : {4, 8, 16})
@@ -210,8 +225,8 @@ GPUBENCH_FAMILY(Stream) {
   register_op<StreamOp::kTriad>(family, "triad", false, false);
   // Quick: the H100's best grid-stride TMA copy (4 stages of 32 KiB, one block per SM), its best
   // claimed one (4 x 16 KiB) and the H200's best grid-stride shape claimed (docs/experiments/stream.md).
-  Benchmark* bulk = family.gpu("Stream/copy_bulk", {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2", "claimed"},
-                               copy_bulk_rows);
+  Benchmark* bulk = family.gpu("Stream/copy_bulk",
+                               {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2", "claimed"}, copy_bulk_rows);
   if (family.preset() == Preset::kQuick)
     bulk->Args({4, 32, 1, kDramMiB, 1, 0})->Args({4, 16, 1, kDramMiB, 1, 1})->Args({8, 4, 2, kDramMiB, 1, 1});
   else
@@ -221,12 +236,13 @@ GPUBENCH_FAMILY(Stream) {
           for (std::int64_t per_sm : {1, 2})
             if (stages * chunk_kib * per_sm <= 192) bulk->Args({stages, chunk_kib, per_sm, kDramMiB, 1, claimed});
   family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)->Args({kDramMiB, 1});
-  family.short_launches(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows))->Args({kL2MiB, 1})->Args({kL2MiB, 0});
+  family.short_launches(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows))
+      ->Args({kL2MiB, 1})
+      ->Args({kL2MiB, 0});
 }
 
-GPUBENCH_COUNTERS(Stream,
-                  {"shared_bytes_per_sm", "bytes", CounterKind::kFixed,
-                   "shared memory the TMA copy's stages take on each SM"});
+GPUBENCH_COUNTERS(Stream, {"shared_bytes_per_sm", "bytes", CounterKind::kFixed,
+                           "shared memory the TMA copy's stages take on each SM"});
 
 }  // namespace
 }  // namespace gpubench

@@ -25,9 +25,12 @@ void gather(benchmark::State& state) {
   RunOptions options{
       {"l2_read_bytes", "dram_read_bytes", "global_load_sectors", "global_load_requests", "sectors_per_request"}};
   options.ideal_traffic = IdealTraffic{static_cast<double>(kOutputFloats), useful_bytes, useful_bytes};
-  run(state, [&](cudaStream_t s, Clocks c) {
-    kernels::strided_copy<<<blocks, kThreads, 0, s>>>(b.in.data(), b.out.data(), kOutputFloats, stride, c);
-  }, options);
+  run(
+      state,
+      [&](cudaStream_t s, Clocks c) {
+        kernels::strided_copy<<<blocks, kThreads, 0, s>>>(b.in.data(), b.out.data(), kOutputFloats, stride, c);
+      },
+      options);
   // Useful bytes only (4 read + 4 written per element): the rate a user of the data sees.
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * useful_bytes));
 }

@@ -99,20 +99,24 @@ void copy_rows(benchmark::State& state) {
   WayBack& back = ways_back.get({peer}, [&] { return WayBack(peer); });
   RunOptions options;
   options.stamps_cycles = false;
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks) {
-    if (direction == kBothWays) {  // forked before the first copy is queued, so the two run together
-      GPUBENCH_CUDA(cudaEventRecord(back.fork->get(), s));
-      GPUBENCH_CUDA(cudaStreamWaitEvent(back.stream->get(), back.fork->get(), 0));
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b->data(), local, p.peer_a->data(), peer, bytes,
-                                        back.stream->get()));
-      GPUBENCH_CUDA(cudaEventRecord(back.join->get(), back.stream->get()));
-    }
-    if (direction == kPeerToLocal)
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b->data(), local, p.peer_a->data(), peer, bytes, s));
-    else
-      GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b->data(), peer, p.local_a->data(), local, bytes, s));
-    if (direction == kBothWays) GPUBENCH_CUDA(cudaStreamWaitEvent(s, back.join->get(), 0));  // joined into the timed stream
-  }, options);
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks) {
+        if (direction == kBothWays) {  // forked before the first copy is queued, so the two run together
+          GPUBENCH_CUDA(cudaEventRecord(back.fork->get(), s));
+          GPUBENCH_CUDA(cudaStreamWaitEvent(back.stream->get(), back.fork->get(), 0));
+          GPUBENCH_CUDA(
+              cudaMemcpyPeerAsync(p.local_b->data(), local, p.peer_a->data(), peer, bytes, back.stream->get()));
+          GPUBENCH_CUDA(cudaEventRecord(back.join->get(), back.stream->get()));
+        }
+        if (direction == kPeerToLocal)
+          GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.local_b->data(), local, p.peer_a->data(), peer, bytes, s));
+        else
+          GPUBENCH_CUDA(cudaMemcpyPeerAsync(p.peer_b->data(), peer, p.local_a->data(), local, bytes, s));
+        if (direction == kBothWays)
+          GPUBENCH_CUDA(cudaStreamWaitEvent(s, back.join->get(), 0));  // joined into the timed stream
+      },
+      options);
   const int directions = direction == kBothWays ? 2 : 1;
   report_bandwidth(state, result, static_cast<double>(bytes) * directions, false);
   report_link_share(state, static_cast<double>(bytes) * directions, directions);
@@ -129,9 +133,9 @@ void kernel_rows(benchmark::State& state) {
   const std::size_t count = (static_cast<std::size_t>(mib) << 20) / sizeof(float4);
   float4* memory = remote.get({peer, mib}, [&] { return owned_buffer<float4>(peer, count, 0x3C); })->data();
   const int blocks = device().sm_count * kStreamBlocksPerSm;
-  float* sums = partial.get({blocks}, [&] {
-    return DeviceBuffer<float>(static_cast<std::size_t>(blocks) * kStreamThreads);
-  }).data();
+  float* sums =
+      partial.get({blocks}, [&] { return DeviceBuffer<float>(static_cast<std::size_t>(blocks) * kStreamThreads); })
+          .data();
   const kernels::StreamArrays<float4> arrays{memory, memory, memory, sums};
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernels::stream<Op, float4><<<blocks, kStreamThreads, 0, s>>>(arrays, count, 1.0f, c);
@@ -149,9 +153,8 @@ void chase_rows(benchmark::State& state) {
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   constexpr std::size_t kStride = 128;
   if (memory_on != device().index && !peer_usable(state, memory_on)) return;
-  DirectChain& chain = *chains.get({memory_on, arg(state, "bytes")}, [&] {
-    return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr);
-  });
+  DirectChain& chain = *chains.get({memory_on, arg(state, "bytes")},
+                                   [&] { return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr); });
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
   const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // one lands on SM 0
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
@@ -194,9 +197,9 @@ GPUBENCH_FAMILY(Peer) {
   std::vector<std::int64_t> chase_on = {family.device()};  // the local baseline first
   chase_on.insert(chase_on.end(), peers.begin(), peers.end());
   for (std::int64_t on : chase_on)
-    for (std::int64_t bytes : family.pick<std::vector<std::int64_t>>({std::int64_t{4} << 20, std::int64_t{1} << 30},
-                                                                     {std::int64_t{1} << 20, std::int64_t{4} << 20,
-                                                                      std::int64_t{64} << 20, std::int64_t{1} << 30}))
+    for (std::int64_t bytes : family.pick<std::vector<std::int64_t>>(
+             {std::int64_t{4} << 20, std::int64_t{1} << 30},
+             {std::int64_t{1} << 20, std::int64_t{4} << 20, std::int64_t{64} << 20, std::int64_t{1} << 30}))
       chases->Args({on, bytes});
 }
 

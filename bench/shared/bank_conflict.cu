@@ -4,9 +4,9 @@
 //! CUPTI's count of the wavefronts the loads took, which must equal the prediction.
 #include "bench/shared/bank_model.h"
 #include "common/arg_cache.h"
+#include "common/counter_catalog.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
-#include "common/counter_catalog.h"
 #include "common/experiment.h"
 #include "common/registry.h"
 #include "common/warp.h"
@@ -19,15 +19,16 @@
 namespace gpubench {
 namespace {
 
-constexpr int kLoads = 1024;   // per thread
-constexpr int kWarps = 32;     // enough to keep one SM's shared-memory pipe busy
+constexpr int kLoads = 1024;  // per thread
+constexpr int kWarps = 32;    // enough to keep one SM's shared-memory pipe busy
 constexpr int kThreads = kWarps * kWarpSize;
 
 // Lanes' byte addresses -> the element indices the kernel takes.
 kernels::LaneElements elements_of(const std::vector<std::uint32_t>& addresses, int access_bytes) {
   kernels::LaneElements lanes{};
   for (int lane = 0; lane < kWarpSize; ++lane)
-    lanes.index[lane] = static_cast<int>(addresses[static_cast<std::size_t>(lane)] / static_cast<std::uint32_t>(access_bytes));
+    lanes.index[lane] =
+        static_cast<int>(addresses[static_cast<std::size_t>(lane)] / static_cast<std::uint32_t>(access_bytes));
   return lanes;
 }
 
@@ -37,9 +38,10 @@ void measure(benchmark::State& state, const std::vector<std::uint32_t>& addresse
   const kernels::LaneElements lanes = elements_of(addresses, access_bytes);
   const RunResult result = dispatch<4, 8, 16>(access_bytes, [&](auto width) {
     using T = std::conditional_t<width() == 4, float, std::conditional_t<width() == 8, float2, float4>>;
-    return run(state, [&](cudaStream_t s, Clocks c) {
-      kernels::shared_pattern<T><<<1, kThreads, 0, s>>>(out, lanes, kLoads, c);
-    }, {{"shared_ld_wavefronts", "shared_ld_bank_conflicts", "inst_executed", "conflicts_per_load"}});
+    return run(
+        state,
+        [&](cudaStream_t s, Clocks c) { kernels::shared_pattern<T><<<1, kThreads, 0, s>>>(out, lanes, kLoads, c); },
+        {{"shared_ld_wavefronts", "shared_ld_bank_conflicts", "inst_executed", "conflicts_per_load"}});
   });
   const double warp_loads = static_cast<double>(kLoads) * kWarps;
   report_per(state, result, "load", warp_loads);  // per warp-level load instruction
@@ -75,11 +77,14 @@ GPUBENCH_FAMILY(SharedBankConflict) {
   for (std::int64_t bytes : {8, 16})
     for (std::int64_t s : wide_strides) strides->Args({bytes, s});
   // A transpose's column read: lane r reads row r of one column.
-  const struct { const char* name; TileLayout layout; } layouts[] = {
-      {"naive", TileLayout::kNaive}, {"padded", TileLayout::kPadded}, {"swizzled", TileLayout::kSwizzled}};
+  const struct {
+    const char* name;
+    TileLayout layout;
+  } layouts[] = {{"naive", TileLayout::kNaive}, {"padded", TileLayout::kPadded}, {"swizzled", TileLayout::kSwizzled}};
   for (const auto& l : layouts)
-    family.gpu(std::string("SharedBankConflict/Transpose/") + l.name, {"column"},
-               [layout = l.layout](benchmark::State& state) { tile_rows(state, layout); })
+    family
+        .gpu(std::string("SharedBankConflict/Transpose/") + l.name, {"column"},
+             [layout = l.layout](benchmark::State& state) { tile_rows(state, layout); })
         ->Arg(5);
 }
 

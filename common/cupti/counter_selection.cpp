@@ -35,10 +35,8 @@ CounterSelection CounterSelection::parse(const std::string& spec) {
 
 std::vector<std::string> CounterSelection::resolve(const std::vector<std::string>& experiment_defaults) const {
   switch (mode_) {
-    case Mode::kNone:
-      return {};
-    case Mode::kReplace:
-      return names_;
+    case Mode::kNone: return {};
+    case Mode::kReplace: return names_;
     case Mode::kExtend: {
       std::vector<std::string> names = experiment_defaults;
       for (const std::string& name : names_)
@@ -46,8 +44,7 @@ std::vector<std::string> CounterSelection::resolve(const std::vector<std::string
       return names;
     }
     case Mode::kDefaults:
-    default:
-      return experiment_defaults;
+    default: return experiment_defaults;
   }
 }
 

@@ -26,7 +26,8 @@ Params make_params(std::size_t struct_size) {
 
 std::string result_text(CUptiResult code) {
   const char* text = nullptr;
-  if (cuptiGetResultString(code, &text) != CUPTI_SUCCESS || text == nullptr) return "CUPTI error " + std::to_string(code);
+  if (cuptiGetResultString(code, &text) != CUPTI_SUCCESS || text == nullptr)
+    return "CUPTI error " + std::to_string(code);
   return text;
 }
 
@@ -67,13 +68,20 @@ void check_device_supported(int device) {
   GPUBENCH_CUPTI(cuptiProfilerDeviceSupported(&params));
   if (params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
   std::string why;
-  if (params.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "architecture";
-  else if (params.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "virtual GPU (profiling disabled by the host)";
-  else if (params.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "confidential computing";
-  else if (params.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "SLI";
-  else if (params.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "CMP device";
-  else if (params.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "WSL";
-  else why = "unknown reason";
+  if (params.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "architecture";
+  else if (params.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "virtual GPU (profiling disabled by the host)";
+  else if (params.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "confidential computing";
+  else if (params.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "SLI";
+  else if (params.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "CMP device";
+  else if (params.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "WSL";
+  else
+    why = "unknown reason";
   throw CuptiError(CUPTI_ERROR_NOT_SUPPORTED, "range profiling is not supported on this device: " + why);
 }
 
@@ -94,7 +102,8 @@ class HostObject {
     object_ = params.pHostObject;
   }
   ~HostObject() {
-    auto params = make_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    auto params =
+        make_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     cuptiProfilerHostDeinitialize(&params);
   }
@@ -104,7 +113,8 @@ class HostObject {
 
   CUptiResult add_metrics(const std::vector<std::string>& metrics) {
     std::vector<const char*> names = c_strings(metrics);
-    auto params = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto params = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     params.ppMetricNames = names.data();
     params.numMetrics = names.size();
@@ -155,10 +165,8 @@ bool CuptiError::profiling_unavailable() const noexcept {
     case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-    case CUPTI_ERROR_DISABLED:
-      return true;
-    default:
-      return false;
+    case CUPTI_ERROR_DISABLED: return true;
+    default: return false;
   }
 }
 
@@ -187,7 +195,8 @@ CuptiProfiler::CuptiProfiler(int device, std::vector<std::string> perfworks_metr
   GPUBENCH_CUPTI(cuptiDeviceGetChipName(&chip));
   s.chip = chip.pChipName;
 
-  auto availability = make_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto availability = make_params<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   availability.ctx = context;
   GPUBENCH_CUPTI(cuptiProfilerGetCounterAvailability(&availability));
   s.availability.resize(availability.counterAvailabilityImageSize);
@@ -201,22 +210,26 @@ CuptiProfiler::CuptiProfiler(int device, std::vector<std::string> perfworks_metr
       HostObject probe(s.chip, s.availability);
       const CUptiResult code = probe.add_metrics({metric});
       if (code != CUPTI_SUCCESS)
-        throw UnsupportedMetric(metric, "metric '" + metric + "' is not available on " + s.chip + ": " + result_text(code));
+        throw UnsupportedMetric(metric,
+                                "metric '" + metric + "' is not available on " + s.chip + ": " + result_text(code));
     }
     throw CuptiError(CUPTI_ERROR_UNKNOWN, "cuptiProfilerHostConfigAddMetrics rejected the metric set together");
   }
 
-  auto size = make_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  auto size = make_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = s.host->get();
   GPUBENCH_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
   s.config_image.resize(size.configImageSize);
-  auto image = make_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  auto image =
+      make_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
   image.pHostObject = s.host->get();
   image.configImageSize = s.config_image.size();
   image.pConfigImage = s.config_image.data();
   GPUBENCH_CUPTI(cuptiProfilerHostGetConfigImage(&image));
 
-  auto passes = make_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  auto passes =
+      make_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
   passes.configImageSize = s.config_image.size();
   passes.pConfigImage = s.config_image.data();
   GPUBENCH_CUPTI(cuptiProfilerHostGetNumOfPasses(&passes));
@@ -234,10 +247,10 @@ namespace {
 
 // A counter-data image sized for the metrics and up to kMaxRanges ranges, bound to the profiler
 // together with the configuration image.
-std::vector<std::uint8_t> configured_counter_data(CUpti_RangeProfiler_Object* profiler,
-                                                  std::vector<const char*>& names,
+std::vector<std::uint8_t> configured_counter_data(CUpti_RangeProfiler_Object* profiler, std::vector<const char*>& names,
                                                   std::vector<std::uint8_t>& config_image, bool per_kernel) {
-  auto size = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  auto size = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = profiler;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
@@ -246,7 +259,8 @@ std::vector<std::uint8_t> configured_counter_data(CUpti_RangeProfiler_Object* pr
   GPUBENCH_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
   std::vector<std::uint8_t> counter_data(size.counterDataSize);
 
-  auto init = make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto init = make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = profiler;
   init.counterDataSize = counter_data.size();
   init.pCounterData = counter_data.data();
@@ -298,9 +312,11 @@ bool run_pass(CUpti_RangeProfiler_Object* profiler, const std::function<void()>&
 }
 
 // Every range the counter data holds: its name and its metric values.
-std::vector<CuptiProfiler::Range> evaluate_ranges(CUpti_Profiler_Host_Object* host, std::vector<std::uint8_t>& counter_data,
+std::vector<CuptiProfiler::Range> evaluate_ranges(CUpti_Profiler_Host_Object* host,
+                                                  std::vector<std::uint8_t>& counter_data,
                                                   std::vector<const char*>& names) {
-  auto info = make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
   GPUBENCH_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
@@ -308,7 +324,8 @@ std::vector<CuptiProfiler::Range> evaluate_ranges(CUpti_Profiler_Host_Object* ho
 
   std::vector<CuptiProfiler::Range> ranges(info.numTotalRanges);
   for (std::size_t index = 0; index < ranges.size(); ++index) {
-    auto name = make_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    auto name = make_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     name.pCounterDataImage = counter_data.data();
     name.counterDataImageSize = counter_data.size();
     name.rangeIndex = index;
@@ -317,7 +334,8 @@ std::vector<CuptiProfiler::Range> evaluate_ranges(CUpti_Profiler_Host_Object* ho
     if (name.rangeName != nullptr) ranges[index].name = name.rangeName;
 
     ranges[index].values.resize(names.size());
-    auto evaluate = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    auto evaluate = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
     evaluate.pHostObject = host;
     evaluate.pCounterDataImage = counter_data.data();
     evaluate.counterDataImageSize = counter_data.size();

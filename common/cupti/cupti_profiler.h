@@ -59,8 +59,7 @@ class CuptiProfiler {
 
   // Runs `launch_and_sync` once per pass the metrics need, each time after `prepare` (outside the
   // profiled range); returns one value per metric, in order, for the whole launch.
-  std::vector<double> profile(const std::function<void()>& launch_and_sync,
-                              const std::function<void()>& prepare = {});
+  std::vector<double> profile(const std::function<void()>& launch_and_sync, const std::function<void()>& prepare = {});
 
   // One profiled range: its name and one value per metric, in order.
   struct Range {

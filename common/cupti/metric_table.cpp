@@ -16,7 +16,8 @@ const std::vector<MetricSpec>& metric_table() {
        "read bytes the SMs' L1/TEX units received over the crossbar from L2"},
       // Where: Hopper's L2 request coalescer (LRC), between the crossbar and the slices.
       {"l2_coalesced_read_sectors", "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum", 1.0,
-       "sectors", "SM read sectors the L2 request coalescer merged with a request for the same sector, so the "
+       "sectors",
+       "SM read sectors the L2 request coalescer merged with a request for the same sector, so the "
        "L2 slices read them once"},
       {"l2_write_bytes", "lts__t_sectors_srcunit_tex_op_write.sum", 32.0, "bytes",
        "L2 write traffic from the SMs, in 32-byte sectors"},
@@ -82,7 +83,8 @@ const std::vector<MetricSpec>& metric_table() {
        "DRAM throughput, of its peak over the launch"},
       {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", 1.0, "%",
        "active warps over the maximum, averaged over active cycles"},
-      {"sm_cycles_active", "sm__cycles_active.avg", 1.0, "cycles", "cycles an SM had at least one warp, averaged over SMs"},
+      {"sm_cycles_active", "sm__cycles_active.avg", 1.0, "cycles",
+       "cycles an SM had at least one warp, averaged over SMs"},
   };
   return table;
 }

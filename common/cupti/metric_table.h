@@ -9,12 +9,12 @@
 namespace gpubench {
 
 struct MetricSpec {
-  const char* name;         // the user counter, e.g. "l2_read_bytes"
-  const char* perfworks;    // e.g. "lts__t_sectors_srcunit_tex_op_read.sum"
-  double scale;             // counter = metric value * scale (sectors -> bytes: 32)
+  const char* name;       // the user counter, e.g. "l2_read_bytes"
+  const char* perfworks;  // e.g. "lts__t_sectors_srcunit_tex_op_read.sum"
+  double scale;           // counter = metric value * scale (sectors -> bytes: 32)
   const char* unit;
   const char* description;
-  const char* per = nullptr;  // when set: counter = perfworks * scale / per (a ratio of two counts)
+  const char* per = nullptr;       // when set: counter = perfworks * scale / per (a ratio of two counts)
   const char* per_plus = nullptr;  // when set too: the denominator is per + per_plus
 };
 

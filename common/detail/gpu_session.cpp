@@ -1,5 +1,5 @@
-#include "common/detail/build_config.h"
 #include "common/detail/gpu_session.h"
+#include "common/detail/build_config.h"
 
 #include "common/arg_cache.h"
 #include "common/cuda_check.h"
@@ -22,7 +22,7 @@ int g_selected_device = 0;
 GpuSession* g_session = nullptr;
 bool g_cold_l2 = false;
 constexpr int kSpanRingSize = 1024;
-constexpr std::uint64_t kClockWarmupNs = 30'000'000;   // lets the clock leave its idle state
+constexpr std::uint64_t kClockWarmupNs = 30'000'000;  // lets the clock leave its idle state
 constexpr std::uint64_t kClockMeasureNs = 20'000'000;
 
 std::string cuda_text(cudaError_t code) {
@@ -70,7 +70,6 @@ int GpuSession::selected_device() { return g_selected_device; }
 void GpuSession::set_cold_l2(bool cold) { g_cold_l2 = cold; }
 bool GpuSession::cold_l2() { return g_cold_l2; }
 
-
 GpuSession& GpuSession::get() {
   // A failed open is not cached: every caller gets the same clear error.
   if (g_session == nullptr) g_session = new GpuSession(g_selected_device);
@@ -92,8 +91,7 @@ std::optional<std::string> GpuSession::unavailable_reason() {
   }
 }
 
-GpuSession::GpuSession(int index)
-    : info_((check_device_usable(index), query_device(index))), spans_(kSpanRingSize) {
+GpuSession::GpuSession(int index) : info_((check_device_usable(index), query_device(index))), spans_(kSpanRingSize) {
   native_code_ = built_with_sass_for(info_.major, info_.minor);
   if (!native_code_)
     std::fprintf(stderr,
@@ -104,8 +102,9 @@ GpuSession::GpuSession(int index)
   hold_flags_.host()->timed_out = 0;
   stream_hold_works_ = probe_stream_hold(stream_.get(), hold_flags_);
   if (!stream_hold_works_)
-    std::fprintf(stderr, "gpubench: warning: kernel launches are synchronous here (a tool such as compute-sanitizer?); "
-                         "times include launch submission\n");
+    std::fprintf(stderr,
+                 "gpubench: warning: kernel launches are synchronous here (a tool such as compute-sanitizer?); "
+                 "times include launch submission\n");
   measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockWarmupNs);
   calibrated_sm_mhz_ = measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockMeasureNs);
 }

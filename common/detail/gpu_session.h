@@ -4,10 +4,10 @@
 
 #include "common/clocks.h"
 #include "common/detail/cycle_stats.h"
+#include "common/detail/stream_hold.h"
 #include "common/device_info.h"
 #include "common/device_memory.h"
 #include "common/launch.h"
-#include "common/detail/stream_hold.h"
 
 #include <cuda_runtime_api.h>
 

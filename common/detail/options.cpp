@@ -126,7 +126,8 @@ std::string check_benchmark_flag(const std::string& arg, Options& options) {
     require_one_of("--benchmark_out_format", value, {"console", "json", "csv"});
     options.out_format = value;
   }
-  if (value_of(arg, "--benchmark_time_unit", value)) require_one_of("--benchmark_time_unit", value, {"ns", "us", "ms", "s"});
+  if (value_of(arg, "--benchmark_time_unit", value))
+    require_one_of("--benchmark_time_unit", value, {"ns", "us", "ms", "s"});
   if (value_of(arg, "--benchmark_out", value)) options.out = value;
   return arg;
 }
@@ -161,8 +162,8 @@ void check_filter(const std::string& filter) {
   }
 }
 
-Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters,
-                      const char* env_preset, const char* env_python) {
+Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters, const char* env_preset,
+                      const char* env_python) {
   Options options;
   if (env_python != nullptr) options.python = env_python;
   if (env_device != nullptr && *env_device != '\0')

@@ -17,18 +17,18 @@ struct DeviceChoice {
 };
 
 struct Options {
-  DeviceChoice devices;        // --gpubench_device=N|LIST|all, or GPUBENCH_DEVICE
-  bool list_only = false;      // --benchmark_list_tests: no GPU needed
-  std::string counters;        // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
-  std::string list_counters;   // --gpubench_list_counters[=text|markdown|json]: "" when not asked
-  bool cold_l2 = false;        // --gpubench_cold_l2: empty L2 before every launch
-  bool full = false;           // --gpubench_preset=full (default quick), or GPUBENCH_PRESET
-  std::string card;            // --gpubench_card=PREFIX: card files; "none": no card; "": beside --benchmark_out
-  std::string python;          // --gpubench_python=PATH, or GPUBENCH_PYTHON: the Python that builds the card
-  std::string out;             // --benchmark_out=FILE, seen (not consumed)
-  std::string format = "console";  // --benchmark_format, seen
+  DeviceChoice devices;             // --gpubench_device=N|LIST|all, or GPUBENCH_DEVICE
+  bool list_only = false;           // --benchmark_list_tests: no GPU needed
+  std::string counters;             // --gpubench_counters=SPEC, or GPUBENCH_COUNTERS
+  std::string list_counters;        // --gpubench_list_counters[=text|markdown|json]: "" when not asked
+  bool cold_l2 = false;             // --gpubench_cold_l2: empty L2 before every launch
+  bool full = false;                // --gpubench_preset=full (default quick), or GPUBENCH_PRESET
+  std::string card;                 // --gpubench_card=PREFIX: card files; "none": no card; "": beside --benchmark_out
+  std::string python;               // --gpubench_python=PATH, or GPUBENCH_PYTHON: the Python that builds the card
+  std::string out;                  // --benchmark_out=FILE, seen (not consumed)
+  std::string format = "console";   // --benchmark_format, seen
   std::string out_format = "json";  // --benchmark_out_format, seen
-  bool min_time_given = false;     // --benchmark_min_time, seen
+  bool min_time_given = false;      // --benchmark_min_time, seen
   bool help = false;
 };
 

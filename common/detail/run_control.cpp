@@ -1,11 +1,11 @@
 #include "common/detail/run_control.h"
 
+#include <time.h>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <set>
-#include <time.h>
 
 namespace gpubench::detail {
 namespace {

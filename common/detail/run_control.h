@@ -12,7 +12,7 @@ namespace gpubench::detail {
 // Benchmark still writes its whole report. A second one ends the process at once.
 void install_interrupt_handlers();
 bool interrupted();
-int interrupt_signal();             // the signal received, or 0
+int interrupt_signal();              // the signal received, or 0
 void request_interrupt(int signal);  // what the handler does (tests call it directly)
 
 // The selected rows, family by family in run order (name, rows), for "family i of n" lines.

@@ -24,11 +24,11 @@ inline constexpr int kThroughputStepsPerRound = kThroughputOpsPerRound / Ilp;
 // stays finite and away from denormals forever (x0, a, b), and one step x = op(x, a, b). The asm
 // template is spelled once (GPUBENCH_STEP) and reported as info.ptx. To add an instruction, write
 // its struct and list it in Instructions.
-#define GPUBENCH_STEP_XAB(text, reg)                                         \
-  static constexpr const char* kPtx = text;                                  \
-  static __device__ __forceinline__ T step(T x, T a, T b) {                  \
-    asm volatile(text : "+" reg(x) : reg(a), reg(b));                        \
-    return x;                                                                \
+#define GPUBENCH_STEP_XAB(text, reg)                        \
+  static constexpr const char* kPtx = text;                 \
+  static __device__ __forceinline__ T step(T x, T a, T b) { \
+    asm volatile(text : "+" reg(x) : reg(a), reg(b));       \
+    return x;                                               \
   }
 
 struct Ffma {
@@ -76,11 +76,11 @@ struct Hfma2 {
 #undef GPUBENCH_STEP_XAB
 
 // x = op(x): the special functions and the IEEE sequences.
-#define GPUBENCH_STEP_X(text)                                                \
-  static constexpr const char* kPtx = text;                                  \
-  static __device__ __forceinline__ T step(T x, T, T) {                      \
-    asm volatile(text : "+f"(x));                                            \
-    return x;                                                                \
+#define GPUBENCH_STEP_X(text)                           \
+  static constexpr const char* kPtx = text;             \
+  static __device__ __forceinline__ T step(T x, T, T) { \
+    asm volatile(text : "+f"(x));                       \
+    return x;                                           \
   }
 
 struct Rsqrt {
@@ -141,7 +141,9 @@ struct InstructionList {
 using Instructions = InstructionList<Ffma, Fadd, Dfma, Imad, Hfma2, Rsqrt, Sin, Ex2, Sqrt, Div>;
 
 __device__ __forceinline__ std::uint32_t seed_bits(float v) { return __float_as_uint(v); }
-__device__ __forceinline__ std::uint32_t seed_bits(double v) { return static_cast<std::uint32_t>(__double_as_longlong(v)); }
+__device__ __forceinline__ std::uint32_t seed_bits(double v) {
+  return static_cast<std::uint32_t>(__double_as_longlong(v));
+}
 __device__ __forceinline__ std::uint32_t seed_bits(std::uint32_t v) { return v; }
 
 // One thread: rounds x 128 dependent steps; writes the chain's end.

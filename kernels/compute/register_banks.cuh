@@ -18,26 +18,29 @@
 
 namespace gpubench::kernels {
 
-inline constexpr int kBankAccumulators = 8;    // float4s holding the accumulators (lane c of each)
-inline constexpr int kBankSources = 8;         // float4s holding a and b: four pairs
+inline constexpr int kBankAccumulators = 8;  // float4s holding the accumulators (lane c of each)
+inline constexpr int kBankSources = 8;       // float4s holding a and b: four pairs
 inline constexpr int kBankFmasPerRep = 64;
 inline constexpr int kBankQuadsPerThread = kBankAccumulators + kBankSources;
 
 template <int Lane>
 __device__ __forceinline__ float& lane_of(float4& quad) {
   static_assert(Lane >= 0 && Lane < 4, "a float4 has lanes 0..3");
-  if constexpr (Lane == 0) return quad.x;
-  else if constexpr (Lane == 1) return quad.y;
-  else if constexpr (Lane == 2) return quad.z;
-  else return quad.w;
+  if constexpr (Lane == 0)
+    return quad.x;
+  else if constexpr (Lane == 1)
+    return quad.y;
+  else if constexpr (Lane == 2)
+    return quad.z;
+  else
+    return quad.w;
 }
 
 // Thread t reads kBankQuadsPerThread float4s from in + t * kBankQuadsPerThread (accumulators first,
 // then sources), runs `reps` x kBankFmasPerRep FFMAs, and writes all its quads back to out at the same
 // place (sources unchanged). FFMA k updates accumulator k % 8 with source pair k % 4.
 template <int CLane, int ALane, int BLane>
-__global__ void ffma_register_banks(const float4* __restrict__ in, float4* __restrict__ out, int reps,
-                                    Clocks clocks) {
+__global__ void ffma_register_banks(const float4* __restrict__ in, float4* __restrict__ out, int reps, Clocks clocks) {
   const int thread = blockIdx.x * blockDim.x + threadIdx.x;
   const float4* mine = in + static_cast<long long>(thread) * kBankQuadsPerThread;
   float4 acc[kBankAccumulators], src[kBankSources];

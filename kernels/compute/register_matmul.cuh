@@ -22,8 +22,7 @@ __device__ __forceinline__ void ffma(float& c, float a, float b) {
 // Each thread reads its own A and B (64 floats each) from `in` at thread * 128, runs `reps`
 // products accumulating into C, and writes C (64 floats) to out at thread * 64.
 template <MatmulOrder Order>
-static __global__ void register_matmul(const float* __restrict__ in, float* __restrict__ out, int reps,
-                                       Clocks clocks) {
+static __global__ void register_matmul(const float* __restrict__ in, float* __restrict__ out, int reps, Clocks clocks) {
   constexpr int N = kMatmulN;
   const int thread = blockIdx.x * blockDim.x + threadIdx.x;
   float a[N][N], b[N][N], c[N][N];

@@ -19,8 +19,8 @@ static __global__ void __launch_bounds__(kPressureBlock)
   float keep[Live];
 #pragma unroll
   for (int k = 0; k < Live; ++k) keep[k] = in[(thread + static_cast<std::size_t>(k) * 7919) % count];
-  // Pin every value here and again after the loop: the compiler can neither defer the loads past
-  // the loop nor fold the values away, so all Live of them occupy registers during it.
+    // Pin every value here and again after the loop: the compiler can neither defer the loads past
+    // the loop nor fold the values away, so all Live of them occupy registers during it.
 #pragma unroll
   for (int k = 0; k < Live; ++k) asm volatile("" : "+f"(keep[k]));
   const Clocks::Stamp start = clocks.begin_block();

@@ -20,7 +20,9 @@ __host__ __device__ constexpr std::uint32_t divergence_seed(int lane) {
 
 // The addend of path p: never 0, because ptxas folds a chain of pure multiplies (x * M^16 in one
 // IMAD; seen in the SASS), which would make that path 16 times cheaper than the others.
-__host__ __device__ constexpr std::uint32_t divergence_addend(int path) { return static_cast<std::uint32_t>(path) + 1u; }
+__host__ __device__ constexpr std::uint32_t divergence_addend(int path) {
+  return static_cast<std::uint32_t>(path) + 1u;
+}
 
 // x = x * M + addend. The addend is an immediate inside the asm, so no two paths share an
 // instruction that the compiler could hoist, sink or merge; volatile keeps every step in order.
@@ -56,8 +58,8 @@ static __global__ void divergence(std::uint32_t* out, int paths, int rounds, Clo
   asm volatile("" : "+r"(path));  // the division happens here, outside the timed span
   __syncwarp();
   const Clocks::Stamp start = clocks.begin();
-  const std::uint32_t x = divergence_dispatch(path, seed, rounds,
-                                              std::make_integer_sequence<int, kMaxDivergencePaths>{});
+  const std::uint32_t x =
+      divergence_dispatch(path, seed, rounds, std::make_integer_sequence<int, kMaxDivergencePaths>{});
   __syncwarp();
   clocks.end(start);
   out[threadIdx.x] = x;

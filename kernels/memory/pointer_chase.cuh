@@ -109,8 +109,7 @@ inline constexpr std::size_t kDirectPositionWords = 3;
 // untimed loads, then `steps` timed ones (a multiple of kDirectUnroll); the address reached is stored back.
 template <LoadPath Path>
 static __global__ void pointer_chase_direct(std::uint64_t* position, std::uint32_t warmup, std::uint32_t steps,
-                                            Clocks clocks, int target_sm = kAnySm,
-                                            unsigned long long launch_id = 0) {
+                                            Clocks clocks, int target_sm = kAnySm, unsigned long long launch_id = 0) {
   if (!chases_here(target_sm, reinterpret_cast<unsigned long long*>(&position[1]), launch_id)) return;
   position[2] = 1ull + sm_id();
   std::uint64_t at = position[0];

@@ -14,7 +14,6 @@ namespace gpubench::kernels {
 
 enum class StreamOp { kRead, kWrite, kCopy, kScale, kTriad };
 
-
 // Per-component arithmetic on the element types.
 __device__ __forceinline__ float stream_sum(float v) { return v; }
 __device__ __forceinline__ float stream_sum(float2 v) { return v.x + v.y; }
@@ -33,9 +32,12 @@ __device__ __forceinline__ float4 stream_axpy(float q, float4 x, float4 y) {
 }
 template <class T>
 __device__ __forceinline__ T stream_splat(float q) {
-  if constexpr (sizeof(T) == 4) return q;
-  else if constexpr (sizeof(T) == 8) return {q, q};
-  else return {q, q, q, q};
+  if constexpr (sizeof(T) == 4)
+    return q;
+  else if constexpr (sizeof(T) == 8)
+    return {q, q};
+  else
+    return {q, q, q, q};
 }
 
 // Arrays: a and b are read, c is written. read: sums a into partial[thread]; write: c = q;
@@ -53,10 +55,14 @@ struct StreamArrays {
 
 template <StreamOp Op, class T>
 __device__ __forceinline__ T stream_element(const StreamArrays<T>& s, std::size_t i, float q) {
-  if constexpr (Op == StreamOp::kWrite) return stream_splat<T>(q);
-  else if constexpr (Op == StreamOp::kCopy) return s.a[i];
-  else if constexpr (Op == StreamOp::kScale) return stream_axpy(q, s.a[i], stream_splat<T>(0.0f));
-  else return stream_axpy(q, s.b[i], s.a[i]);  // triad
+  if constexpr (Op == StreamOp::kWrite)
+    return stream_splat<T>(q);
+  else if constexpr (Op == StreamOp::kCopy)
+    return s.a[i];
+  else if constexpr (Op == StreamOp::kScale)
+    return stream_axpy(q, s.a[i], stream_splat<T>(0.0f));
+  else
+    return stream_axpy(q, s.b[i], s.a[i]);  // triad
 }
 
 // kUnroll elements at i, i + stride, ...: every load issued before any result is used.
@@ -82,8 +88,10 @@ template <StreamOp Op, class T>
 __device__ __forceinline__ void stream_rest(const StreamArrays<T>& s, std::size_t i, std::size_t end,
                                             std::size_t stride, float q, float& sum) {
   for (; i < end; i += stride) {
-    if constexpr (Op == StreamOp::kRead) sum += stream_sum(s.a[i]);
-    else s.c[i] = stream_element<Op>(s, i, q);
+    if constexpr (Op == StreamOp::kRead)
+      sum += stream_sum(s.a[i]);
+    else
+      s.c[i] = stream_element<Op>(s, i, q);
   }
 }
 
@@ -125,7 +133,8 @@ static __global__ void stream_claimed(StreamArrays<T> s, std::size_t count, floa
     if (threadIdx.x == 0) next = claim_tile(claims);  // stored after the tile, so the loads need not wait for it
     const std::size_t end = (tile + 1) * tile_elements < count ? (tile + 1) * tile_elements : count;
     std::size_t i = tile * tile_elements + threadIdx.x;
-    for (; i + (kUnroll - 1) * blockDim.x < end; i += step_elements) stream_step<Op, T, kUnroll>(s, i, blockDim.x, q, sum);
+    for (; i + (kUnroll - 1) * blockDim.x < end; i += step_elements)
+      stream_step<Op, T, kUnroll>(s, i, blockDim.x, q, sum);
     stream_rest<Op>(s, i, end, blockDim.x, q, sum);
     if (threadIdx.x == 0) claimed[(k + 1) & 1] = next;
     __syncthreads();

@@ -30,7 +30,7 @@ static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) char stage_memory[];
   __shared__ __align__(8) unsigned long long loaded[kStages];  // one mbarrier per stage
-  __shared__ std::size_t chunk_in[kStages];                     // which chunk each stage holds
+  __shared__ std::size_t chunk_in[kStages];                    // which chunk each stage holds
   if (threadIdx.x == 0) {
     using bulk_detail::shared_address;
     for (int s = 0; s < kStages; ++s)
@@ -56,10 +56,13 @@ static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t 
       chunk_in[s] = c;
       unsigned long long state;
       asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                   : "=l"(state) : "r"(shared_address(&loaded[s])), "r"(size_of(c)) : "memory");
-      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                   ::"r"(shared_address(stage_memory + s * chunk)), "l"(src + c * chunk), "r"(size_of(c)),
-                   "r"(shared_address(&loaded[s])) : "memory");
+                   : "=l"(state)
+                   : "r"(shared_address(&loaded[s])), "r"(size_of(c))
+                   : "memory");
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                       shared_address(stage_memory + s * chunk)),
+                   "l"(src + c * chunk), "r"(size_of(c)), "r"(shared_address(&loaded[s]))
+                   : "memory");
       ++issued;
     };
     for (int s = 0; s < kStages; ++s) load_next();
@@ -69,10 +72,13 @@ static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t 
       unsigned arrived = 0;
       while (!arrived)
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(arrived) : "r"(shared_address(&loaded[s])), "r"(parity) : "memory");
+                     : "=r"(arrived)
+                     : "r"(shared_address(&loaded[s])), "r"(parity)
+                     : "memory");
       const std::size_t c = chunk_in[s];
-      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-                   ::"l"(dst + c * chunk), "r"(shared_address(stage_memory + s * chunk)), "r"(size_of(c)) : "memory");
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + c * chunk),
+                   "r"(shared_address(stage_memory + s * chunk)), "r"(size_of(c))
+                   : "memory");
       asm volatile("cp.async.bulk.commit_group;" ::: "memory");
       // Once the previous chunk's store has read its stage, the next chunk loads there.
       if (k >= 1 && more) {

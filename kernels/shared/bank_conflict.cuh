@@ -29,7 +29,8 @@ __device__ __forceinline__ float shared_load(unsigned address, float2) {
 __device__ __forceinline__ float shared_load(unsigned address, float4) {
   float4 v;
   asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(address));
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(address));
   return (v.x + v.y) + (v.z + v.w);
 }
 
@@ -42,8 +43,8 @@ static __global__ void shared_pattern(float* out, LaneElements lanes, int loads,
   for (int i = threadIdx.x; i < kSharedPatternWords; i += blockDim.x) words[i] = static_cast<float>(i);
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-  const unsigned address = static_cast<unsigned>(
-      __cvta_generic_to_shared(reinterpret_cast<const T*>(words) + lanes.index[lane]));
+  const unsigned address =
+      static_cast<unsigned>(__cvta_generic_to_shared(reinterpret_cast<const T*>(words) + lanes.index[lane]));
   // Four independent sums, so the add latency does not pace the loads.
   float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   const Clocks::Stamp start = clocks.begin_block();

@@ -28,8 +28,7 @@ std::vector<float> host_normalize(const std::vector<float>& in, int dl) {
 void expect_normalized(const std::vector<float>& got, const std::vector<float>& in, int dl, const std::string& what) {
   const std::vector<float> want = host_normalize(in, dl);
   ASSERT_EQ(got.size(), want.size());
-  for (std::size_t k = 0; k < want.size(); ++k)
-    ASSERT_NEAR(got[k], want[k], 1e-5f) << what << ", element " << k;
+  for (std::size_t k = 0; k < want.size(); ++k) ASSERT_NEAR(got[k], want[k], 1e-5f) << what << ", element " << k;
 }
 
 std::vector<float> random_input(std::size_t floats) {

@@ -15,7 +15,8 @@ const void* const kAudited[] = {
     reinterpret_cast<const void*>(&kernels::pointer_chase_direct<LoadPath::kCached>),
     reinterpret_cast<const void*>(&kernels::pointer_chase_direct<LoadPath::kL2Only>),
     reinterpret_cast<const void*>(&kernels::pointer_chase_shared_direct),
-    reinterpret_cast<const void*>(&kernels::pointer_chase<LoadPath::kCached>),  // indexed: the audit must reject it as direct
+    reinterpret_cast<const void*>(
+        &kernels::pointer_chase<LoadPath::kCached>),  // indexed: the audit must reject it as direct
     reinterpret_cast<const void*>(&kernels::instruction_latency<kernels::Ffma>),
     reinterpret_cast<const void*>(&kernels::instruction_latency<kernels::Dfma>),
     reinterpret_cast<const void*>(&kernels::ffma_register_banks<0, 0, 0>),

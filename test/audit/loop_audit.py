@@ -35,14 +35,16 @@ RULES = {
     "dfma_chain": {"kernel": r"19instruction_latencyINS0_4DfmaE",
                    "sass": ({"DFMA"} | SASS_CONTROL, r"^DFMA\b"), "ptx": (("fma.rn.f64",) + PTX_CONTROL, "fma.rn.f64")},
 }
-# The register-bank FFMA kernels (kernels/compute/register_banks.cuh): besides their loops' contents, the
-# SASS registers of each FFMA (d, a, b, c) must sit where the experiment placed them, as residues mod 4
-# of (c, a, b), with c the destination and no operand marked .reuse.
-BANK_LANES = {"ffma_one_bank": (0, 0, 0), "ffma_even_registers": (0, 2, 0), "ffma_spread": (0, 1, 2)}
-for _rule, _lanes in BANK_LANES.items():
-    RULES[_rule] = {"kernel": r"19ffma_register_banksILi%dELi%dELi%dE" % _lanes,
-                    "sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32"),
-                    "lanes": _lanes}
+# The register-bank FFMA kernels (kernels/compute/register_banks.cuh). Spread: each FFMA's registers
+# (d, a, b, c) sit where the experiment placed them (residues mod 4 of c, a, b; c the destination) and
+# no operand is marked .reuse. One bank and even registers: ptxas works against a conflict (it renames
+# some accumulators to odd registers and pairs FFMAs for operand reuse), so the check is that at least
+# half of the loop's FFMAs still read three registers from one bank (register number mod 2).
+RULES["ffma_spread"] = {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "lanes": (0, 1, 2)}
+RULES["ffma_one_bank"] = {"kernel": r"19ffma_register_banksILi0ELi0ELi0E", "three_in_one_bank": 0.5}
+RULES["ffma_even_registers"] = {"kernel": r"19ffma_register_banksILi0ELi2ELi0E", "three_in_one_bank": 0.5}
+for _rule in ("ffma_spread", "ffma_one_bank", "ffma_even_registers"):
+    RULES[_rule].update({"sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32")})
 # Checks that must fail: an audit that cannot catch these catches nothing.
 NEGATIVE = {
     # The indexed chase turns each loaded index into an address (IMAD.WIDE; mul.wide in PTX).
@@ -52,10 +54,46 @@ NEGATIVE = {
 }
 
 
-def bank_problems(loop, lanes):
-    """FFMA d, a, b, c in a timed loop: c is d, c's register mod 4 is lanes[0] and a's and b's are
-    lanes[1:] in either order (a*b commutes), no .reuse."""
+def register_reads(loop, banks=2):
+    """[(FFMA, most registers it reads from one bank)] for a loop's FFMAs: a source the previous FFMA
+    marked .reuse in the same operand slot comes from the reuse cache, not from a bank."""
+    reads, cached = [], {}
+    for ins in loop:
+        if not ins.startswith("FFMA"):
+            continue
+        operands = [o.strip() for o in ins.split(None, 1)[1].split(",")]
+        per_bank, marked = {}, {}
+        for slot, operand in enumerate(operands[1:]):
+            number = re.fullmatch(r"R(\d+)(\.reuse)?", operand)
+            if not number:
+                continue
+            register = int(number.group(1))
+            if cached.get(slot) != register:
+                per_bank[register % banks] = per_bank.get(register % banks, 0) + 1
+            if number.group(2):
+                marked[slot] = register
+        cached = marked
+        reads.append((ins, max(per_bank.values(), default=0)))
+    return reads
+
+
+def bank_model_cycles(loop):
+    """Cycles per FFMA if each of two banks gives one register per cycle: the most reads from one bank."""
+    reads = register_reads(loop)
+    return sum(max(1, most) for _, most in reads) / len(reads) if reads else None
+
+
+def bank_problems(loop, rule):
+    """The register-bank rules above, on one loop."""
     problems = []
+    if "three_in_one_bank" in rule:
+        reads = register_reads(loop)
+        three = sum(1 for _, most in reads if most >= 3)
+        if not reads or three < rule["three_in_one_bank"] * len(reads):
+            problems.append(f"{three} of {len(reads)} FFMAs read three registers from one bank, planned at least "
+                            f"{rule['three_in_one_bank']:.0%}")
+        return problems
+    lanes = rule["lanes"]
     for ins in loop:
         if not ins.startswith("FFMA"):
             continue
@@ -161,8 +199,8 @@ def check(listing, kind, rule):
                 problems.append(f"loop holds {ins}")
         if not any(re.search(required, ins) for ins in loop):
             problems.append(f"a loop without the timed instruction ({required}): {loop}")
-        if kind == "sass" and "lanes" in RULES[rule]:
-            problems += bank_problems(loop, RULES[rule]["lanes"])
+        if kind == "sass" and ("lanes" in RULES[rule] or "three_in_one_bank" in RULES[rule]):
+            problems += bank_problems(loop, RULES[rule])
     spills = [ins for _, ins in listing if re.match(r"(@\S+\s+)?(LDL|STL)\b", ins) or re.match(r"(ld|st)\.local", ins)]
     problems += [f"local-memory access (a spill?): {ins}" for ins in spills]
     return problems
@@ -222,7 +260,12 @@ def main():
             continue
         for name, listing in names:
             problems = check(listing, kind, rule)
-            print(f"{'ok    ' if not problems else 'FAILED'} {rule} ({kind}): {name}")
+            model = ""
+            if kind == "sass" and rule.startswith("ffma_") and rule != "ffma_chain":
+                loops = timed_loops_sass(listing) or [[]]
+                cycles = bank_model_cycles(loops[0])
+                model = f" (two-bank model: {cycles:.2f} cycles per FFMA)" if cycles else ""
+            print(f"{'ok    ' if not problems else 'FAILED'} {rule} ({kind}): {name}{model}")
             for problem in problems[:10]:
                 print("    " + problem)
             failed += bool(problems)

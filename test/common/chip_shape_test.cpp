@@ -15,10 +15,10 @@ constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
 
 TEST(ChipShape, H100PointsAreThoseTheQuickPresetHad) {
   const ChipShape h100 = default_chip_shape();
-  EXPECT_EQ(l1_edge_sets(h100), (std::vector<std::int64_t>{16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 256 * KiB,
-                                                            384 * KiB}));
+  EXPECT_EQ(l1_edge_sets(h100),
+            (std::vector<std::int64_t>{16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 256 * KiB, 384 * KiB}));
   EXPECT_EQ(l2_edge_sets(h100), (std::vector<std::int64_t>{1 * MiB, 4 * MiB, 12 * MiB, 16 * MiB, 24 * MiB, 32 * MiB,
-                                                            40 * MiB, 48 * MiB, 64 * MiB, 256 * MiB, GiB}));
+                                                           40 * MiB, 48 * MiB, 64 * MiB, 256 * MiB, GiB}));
   EXPECT_EQ(sets_below(static_cast<std::int64_t>(l1_bytes_at_carveout(h100, 0))),
             (std::vector<std::int64_t>{160 * KiB, 192 * KiB, 224 * KiB, 256 * KiB}));
   EXPECT_EQ(far_l2_set(h100), 40 * MiB);

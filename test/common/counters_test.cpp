@@ -71,10 +71,10 @@ TEST(MetricTable, L2HitRateIsHitsOverLookupsAndCannotPassAHundred) {
 }
 
 TEST(MetricTable, HasTheCountersTheHarnessPromises) {
-  for (const char* name : {"l2_read_bytes", "l2_write_bytes", "dram_read_bytes", "dram_write_bytes",
-                           "shared_bank_conflicts", "shared_ld_bank_conflicts", "shared_st_bank_conflicts",
-                           "shared_wavefronts", "global_load_sectors", "l1_hit_rate", "l2_hit_rate", "inst_executed",
-                           "achieved_occupancy", "sm_cycles_active"})
+  for (const char* name :
+       {"l2_read_bytes", "l2_write_bytes", "dram_read_bytes", "dram_write_bytes", "shared_bank_conflicts",
+        "shared_ld_bank_conflicts", "shared_st_bank_conflicts", "shared_wavefronts", "global_load_sectors",
+        "l1_hit_rate", "l2_hit_rate", "inst_executed", "achieved_occupancy", "sm_cycles_active"})
     EXPECT_NE(find_metric(name), nullptr) << name;
   EXPECT_EQ(find_metric("l2_read_sectors"), nullptr);
   EXPECT_EQ(find_metric("l2_read_bytes")->scale, 32.0);  // sectors are 32 bytes

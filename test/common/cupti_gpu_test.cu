@@ -1,11 +1,11 @@
 // CUPTI counters against traffic that is known by construction.
-#include "common/cupti/cupti_profiler.h"
-#include "common/device_memory.h"
-#include "common/detail/gpu_session.h"
-#include "common/cupti/metric_table.h"
-#include "kernels/memory/stream.cuh"
 #include "bench/shared/bank_model.h"
+#include "common/cupti/cupti_profiler.h"
+#include "common/cupti/metric_table.h"
+#include "common/detail/gpu_session.h"
+#include "common/device_memory.h"
 #include "common/dispatch.h"
+#include "kernels/memory/stream.cuh"
 #include "kernels/shared/bank_conflict.cuh"
 #include "test/gpu_test.h"
 
@@ -33,11 +33,13 @@ class CuptiCounters : public ::testing::Test {
     const std::vector<std::string> metrics = perfworks_metrics(specs);
     try {
       CuptiProfiler profiler(GpuSession::get().device().index, metrics);
-      const std::vector<double> values = profiler.profile([&] {
-        launch();
-        GPUBENCH_CUDA_LAUNCHED();
-        GPUBENCH_CUDA(cudaDeviceSynchronize());
-      }, prepare);
+      const std::vector<double> values = profiler.profile(
+          [&] {
+            launch();
+            GPUBENCH_CUDA_LAUNCHED();
+            GPUBENCH_CUDA(cudaDeviceSynchronize());
+          },
+          prepare);
       return counter_values(specs, metrics, values);
     } catch (const CuptiError& e) {
       if (!e.profiling_unavailable()) throw;
@@ -76,12 +78,15 @@ TEST_F(CuptiCounters, CopyFollowedByAnL2ScrubWritesEveryByteToDramOnce) {
   const std::size_t bytes = std::size_t{512} << 20;
   const Copy copy(bytes);
   GpuSession& session = GpuSession::get();
-  const auto values = profile({"dram_write_bytes"}, [&] {
-    copy.launch(1024);
-    GPUBENCH_CUDA_LAUNCHED();
-    GPUBENCH_CUDA(cudaDeviceSynchronize());
-    session.scrub_l2();
-  }, [&] { session.scrub_l2(); });
+  const auto values = profile(
+      {"dram_write_bytes"},
+      [&] {
+        copy.launch(1024);
+        GPUBENCH_CUDA_LAUNCHED();
+        GPUBENCH_CUDA(cudaDeviceSynchronize());
+        session.scrub_l2();
+      },
+      [&] { session.scrub_l2(); });
   if (!values) GTEST_SKIP() << skip_reason_;
   EXPECT_NEAR(values->at("dram_write_bytes"), static_cast<double>(bytes), 0.01 * bytes);
 }
@@ -98,11 +103,13 @@ TEST_F(CuptiCounters, CopyWellInsideL2ReadsItsBytesFromL2Once) {
 // in L2) hits on nearly every read, and never on more than all of them.
 TEST_F(CuptiCounters, L2HitRateOfACopyInsideL2IsNearlyAllAndAtMostAll) {
   const Copy copy(std::size_t{4} << 20);
-  const auto values = profile({"l2_hit_rate", "l2_read_bytes"}, [&] { copy.launch(256); }, [&] {
-    copy.launch(256);
-    GPUBENCH_CUDA_LAUNCHED();
-    GPUBENCH_CUDA(cudaDeviceSynchronize());
-  });
+  const auto values = profile(
+      {"l2_hit_rate", "l2_read_bytes"}, [&] { copy.launch(256); },
+      [&] {
+        copy.launch(256);
+        GPUBENCH_CUDA_LAUNCHED();
+        GPUBENCH_CUDA(cudaDeviceSynchronize());
+      });
   if (!values) GTEST_SKIP() << skip_reason_;
   EXPECT_GT(values->at("l2_hit_rate"), 95.0);
   EXPECT_LE(values->at("l2_hit_rate"), 100.0);

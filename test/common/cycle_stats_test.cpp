@@ -37,8 +37,8 @@ TEST(CycleStats, ClockNeedsEnoughTimeToBeatTimerGranularity) {
 
 TEST(CycleStats, ClockIsTotalCyclesOverTotalTimeNotMeanOfRatios) {
   CycleStats stats;
-  stats.add(span(100'000, 100'000));    // 1000 MHz
-  stats.add(span(600'000, 200'000));    // 3000 MHz
+  stats.add(span(100'000, 100'000));  // 1000 MHz
+  stats.add(span(600'000, 200'000));  // 3000 MHz
   ASSERT_TRUE(stats.sm_mhz().has_value());
   EXPECT_NEAR(*stats.sm_mhz(), 700'000.0 / 300'000.0 * 1e3, 1e-9);
 }

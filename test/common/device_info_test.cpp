@@ -1,7 +1,7 @@
+#include "common/device_info.h"
 #include "common/arch_table.h"
 #include "common/arg_cache.h"
 #include "common/counter_names.h"
-#include "common/device_info.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The harness's own kernels: the SM-clock probe and the stream hold.
-#include "common/device_memory.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/sm_clock.h"
 #include "common/detail/stream_hold.h"
+#include "common/device_memory.h"
 #include "test/gpu_test.h"
 
 #include <gtest/gtest.h>

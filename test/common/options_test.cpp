@@ -82,7 +82,8 @@ TEST(Options, RejectsBadDeviceLists) {
 }
 
 TEST(Options, RejectsBadDeviceIndices) {
-  for (const char* bad : {"--gpubench_device=", "--gpubench_device=x", "--gpubench_device=-1", "--gpubench_device=1x"}) {
+  for (const char* bad :
+       {"--gpubench_device=", "--gpubench_device=x", "--gpubench_device=-1", "--gpubench_device=1x"}) {
     Argv a({"gpubench", bad});
     EXPECT_THROW(parse_options(a.argc, a.pointers.data(), nullptr), std::invalid_argument) << bad;
   }

@@ -40,10 +40,11 @@ void starts_clean(benchmark::State& state) {
 }
 
 // Registered at start-up, outside any family: the test binaries run no family registration.
-[[maybe_unused]] const auto* registered = register_gpu_benchmark("HarnessSelfTest/Spin", {}, spin)->Iterations(20);
+[[maybe_unused]] const auto* registered = register_gpu_benchmark("HarnessSelfTest/Spin", {}, spin) -> Iterations(20);
 [[maybe_unused]] const auto* failing =
-    register_gpu_benchmark("HarnessFaultTest/1_fails", {}, fails_with_pending_error)->Iterations(1);
-[[maybe_unused]] const auto* next = register_gpu_benchmark("HarnessFaultTest/2_next", {}, starts_clean)->Iterations(2);
+    register_gpu_benchmark("HarnessFaultTest/1_fails", {}, fails_with_pending_error) -> Iterations(1);
+[[maybe_unused]] const auto* next =
+    register_gpu_benchmark("HarnessFaultTest/2_next", {}, starts_clean) -> Iterations(2);
 
 }  // namespace
 }  // namespace gpubench::testing

@@ -51,7 +51,8 @@ template <class I>
 double tolerance(int steps) {
   if constexpr (std::is_same_v<I, kernels::Rsqrt>) return 4e-7 * 2;  // relative, 2^-22.9 per step; the chain contracts
   if constexpr (std::is_same_v<I, kernels::Ex2>) return 4e-7 * 4;    // relative, 2^-22.5 per step; contracts by 0.44
-  if constexpr (std::is_same_v<I, kernels::Sin>) return 6.7e-7 * steps;  // absolute, 2^-20.5 per step; does not contract
+  if constexpr (std::is_same_v<I, kernels::Sin>)
+    return 6.7e-7 * steps;  // absolute, 2^-20.5 per step; does not contract
   return 0.0;
 }
 
@@ -94,15 +95,16 @@ void check_throughput_chains() {
   seeds_d.upload(seeds);
   out.fill_bytes(0xFF);
   DeviceBuffer<CycleSpan> span(1);
-  kernels::instruction_throughput<I, kIlp><<<kBlocks, kThreads>>>(out.data(), seeds_d.data(), O::a, O::b, kRounds,
-                                                                   Clocks{span.data()});
+  kernels::instruction_throughput<I, kIlp>
+      <<<kBlocks, kThreads>>>(out.data(), seeds_d.data(), O::a, O::b, kRounds, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   const std::vector<T> got = out.download();
   const int steps = kRounds * kernels::kThroughputStepsPerRound<kIlp>;
   for (int j = 0; j < kIlp; ++j) {
     T want = seeds[j];
     for (int s = 0; s < steps; ++s) want = reference_step<I>(want);
-    for (int thread = 0; thread < kBlocks * kThreads; ++thread) expect_close<I>(got[thread * kIlp + j], want, steps, "ILP chain");
+    for (int thread = 0; thread < kBlocks * kThreads; ++thread)
+      expect_close<I>(got[thread * kIlp + j], want, steps, "ILP chain");
   }
 }
 

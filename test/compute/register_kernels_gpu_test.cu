@@ -36,7 +36,8 @@ void check_matmul_order(const char* name) {
       for (int j = 0; j < N; ++j) {
         double want = 0.0;
         for (int k = 0; k < N; ++k) want += static_cast<double>(a[i * N + k]) * b[k * N + j];
-        ASSERT_NEAR(got[t * N * N + i * N + j], kReps * want, 1e-5) << name << " thread " << t << " C[" << i << "][" << j << "]";
+        ASSERT_NEAR(got[t * N * N + i * N + j], kReps * want, 1e-5)
+            << name << " thread " << t << " C[" << i << "][" << j << "]";
       }
   }
 }
@@ -48,7 +49,9 @@ TEST(RegisterMatmul, EveryOrderComputesTheProduct) {
   check_matmul_order<kernels::MatmulOrder::kKijSkewed>("kij skewed");
 }
 
-float& host_lane(float4& quad, int lane) { return lane == 0 ? quad.x : lane == 1 ? quad.y : lane == 2 ? quad.z : quad.w; }
+float& host_lane(float4& quad, int lane) {
+  return lane == 0 ? quad.x : lane == 1 ? quad.y : lane == 2 ? quad.z : quad.w;
+}
 
 // Each FFMA is fma.rn.f32, so the host's fmaf in the same order gives the same bits; lanes the kernel
 // does not write come back as they went in.
@@ -64,7 +67,8 @@ void check_register_banks(const char* name) {
   in_d.upload(in);
   out.fill_bytes(0xFF);
   DeviceBuffer<CycleSpan> span(1);
-  kernels::ffma_register_banks<CLane, ALane, BLane><<<1, kThreads>>>(in_d.data(), out.data(), kReps, Clocks{span.data()});
+  kernels::ffma_register_banks<CLane, ALane, BLane>
+      <<<1, kThreads>>>(in_d.data(), out.data(), kReps, Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   std::vector<float4> got = out.download();
   for (int t = 0; t < kThreads; ++t) {
@@ -100,8 +104,8 @@ void check_register_pressure() {
   in_d.upload(in);
   out.fill_bytes(0xFF);
   DeviceBuffer<CycleSpan> span(1);
-  kernels::register_pressure<Live><<<kBlocks, kernels::kPressureBlock>>>(in_d.data(), kCount, out.data(),
-                                                                          Clocks{span.data()});
+  kernels::register_pressure<Live>
+      <<<kBlocks, kernels::kPressureBlock>>>(in_d.data(), kCount, out.data(), Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   const std::vector<float> got = out.download();
   const std::size_t stride = kBlocks * kernels::kPressureBlock;

@@ -1,6 +1,6 @@
 // Divergence kernels against a host reference: every lane ran its own path's chain.
-#include "common/device_memory.h"
 #include "common/detail/gpu_session.h"
+#include "common/device_memory.h"
 #include "kernels/control/divergence.cuh"
 #include "test/gpu_test.h"
 

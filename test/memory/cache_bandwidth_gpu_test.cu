@@ -28,8 +28,8 @@ void check_cache_read() {
     DeviceBuffer<float> partial(kBlocks * kernels::kCacheReadThreads);
     partial.fill_bytes(0xFF);
     DeviceBuffer<CycleSpan> span(1);
-    kernels::cache_read<kBypassL1><<<kBlocks, kernels::kCacheReadThreads>>>(data.data(), slice, kReps, partial.data(),
-                                                                           Clocks{span.data()});
+    kernels::cache_read<kBypassL1>
+        <<<kBlocks, kernels::kCacheReadThreads>>>(data.data(), slice, kReps, partial.data(), Clocks{span.data()});
     GPUBENCH_CUDA_LAUNCHED();
     const std::vector<float> sums = partial.download();
     EXPECT_EQ(std::accumulate(sums.begin(), sums.end(), 0.0), kReps * std::accumulate(words.begin(), words.end(), 0.0))
@@ -53,8 +53,8 @@ TEST(CacheReadKernel, SharedSliceIsReadWholeByEveryBlock) {
                                     reinterpret_cast<const float4*>(words.data()) + slice));
     DeviceBuffer<float> partial(kBlocks * kernels::kCacheReadThreads);
     partial.fill_bytes(0xFF);
-    kernels::cache_read<true><<<kBlocks, kernels::kCacheReadThreads>>>(data.data(), slice, kReps, partial.data(),
-                                                                      Clocks{}, true);
+    kernels::cache_read<true>
+        <<<kBlocks, kernels::kCacheReadThreads>>>(data.data(), slice, kReps, partial.data(), Clocks{}, true);
     GPUBENCH_CUDA_LAUNCHED();
     const std::vector<float> sums = partial.download();
     const double whole = std::accumulate(words.begin(), words.end(), 0.0);
@@ -66,8 +66,14 @@ TEST(CacheReadKernel, SharedSliceIsReadWholeByEveryBlock) {
   }
 }
 
-TEST(CacheReadKernel, ReadsEverySliceEveryRep) { GPUBENCH_REQUIRE_GPU(); check_cache_read<false>(); }
-TEST(CacheReadKernel, BypassingL1ReadsTheSame) { GPUBENCH_REQUIRE_GPU(); check_cache_read<true>(); }
+TEST(CacheReadKernel, ReadsEverySliceEveryRep) {
+  GPUBENCH_REQUIRE_GPU();
+  check_cache_read<false>();
+}
+TEST(CacheReadKernel, BypassingL1ReadsTheSame) {
+  GPUBENCH_REQUIRE_GPU();
+  check_cache_read<true>();
+}
 
 }  // namespace
 }  // namespace gpubench

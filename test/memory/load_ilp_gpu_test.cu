@@ -21,8 +21,8 @@ void check_load_ilp(int warps, std::size_t per_warp) {
   DeviceBuffer<unsigned> out(warps * 32);
   out.fill_bytes(0xFF);
   DeviceBuffer<CycleSpan> span(1);
-  kernels::load_ilp<kLoads, T><<<1, warps * 32>>>(reinterpret_cast<const T*>(in.data()), per_warp, out.data(),
-                                                  Clocks{span.data()});
+  kernels::load_ilp<kLoads, T>
+      <<<1, warps * 32>>>(reinterpret_cast<const T*>(in.data()), per_warp, out.data(), Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   const std::vector<unsigned> sums = out.download();
   // h = h * 31 + word: steps of kLoads elements taken last first, each element's words last first.
@@ -44,7 +44,8 @@ void check_load_ilp(int warps, std::size_t per_warp) {
 
 TEST(LoadIlpKernel, EveryThreadMixesItsElementsInOrder) {
   GPUBENCH_REQUIRE_GPU();
-  for (std::size_t per_warp : {std::size_t{1}, std::size_t{33}, std::size_t{511}, std::size_t{512}, std::size_t{2049}}) {
+  for (std::size_t per_warp :
+       {std::size_t{1}, std::size_t{33}, std::size_t{511}, std::size_t{512}, std::size_t{2049}}) {
     check_load_ilp<1, unsigned>(2, per_warp);
     check_load_ilp<2, unsigned>(2, per_warp);
     check_load_ilp<4, unsigned>(3, per_warp);

@@ -1,8 +1,8 @@
 // Every chase variant ends where the host's chase of the same chain ends, and continues from there;
 // the device layout of a chain is the host's.
 #include "bench/memory/chase/device_chain.cuh"
-#include "common/device_memory.h"
 #include "bench/memory/chase/pointer_chain.h"
+#include "common/device_memory.h"
 #include "kernels/memory/pointer_chase.cuh"
 #include "test/gpu_test.h"
 
@@ -54,8 +54,8 @@ TEST(PointerChaseKernel, NodeIndexedChaseEndsWhereTheHostSays) {
   GPUBENCH_REQUIRE_GPU();
   constexpr unsigned kStride = 64 << 10;  // page-like stride, indices count nodes
   DeviceChain chain(std::size_t{64} << 20, kStride, kStride, 1, nullptr);
-  kernels::pointer_chase<kernels::LoadPath::kL2Only, kStride><<<1, 1>>>(chain.words(), chain.position(), 1000, 3000,
-                                                                        Clocks{});
+  kernels::pointer_chase<kernels::LoadPath::kL2Only, kStride>
+      <<<1, 1>>>(chain.words(), chain.position(), 1000, 3000, Clocks{});
   GPUBENCH_CUDA_LAUNCHED();
   EXPECT_NO_THROW(chain.expect_position(4000));
 }
@@ -66,7 +66,7 @@ TEST(PointerChaseKernel, SharedChaseEndsWhereTheHostSays) {
   DeviceBuffer<CycleSpan> span(1);
   const auto words = static_cast<std::uint32_t>(chain.host().word_count());
   kernels::pointer_chase_shared<<<1, 128, words * 4>>>(chain.words(), words, chain.position(), 50, 2000,
-                                                        Clocks{span.data()});
+                                                       Clocks{span.data()});
   GPUBENCH_CUDA_LAUNCHED();
   EXPECT_NO_THROW(chain.expect_position(2050));
 }
@@ -101,8 +101,8 @@ TEST(PointerChaseKernel, DirectChaseRunsOnTheSmAskedForOncePerLaunch) {
     span.fill_bytes(0);
     // Two launches on each SM: a second chase in one launch would walk 2 x 300 loads.
     for (int again = 0; again < 2; ++again) {
-      kernels::pointer_chase_direct<kernels::LoadPath::kCached><<<2 * sms, 1>>>(chain.position(), 0, 296,
-                                                                              Clocks{span.data()}, target, ++launch);
+      kernels::pointer_chase_direct<kernels::LoadPath::kCached>
+          <<<2 * sms, 1>>>(chain.position(), 0, 296, Clocks{span.data()}, target, ++launch);
       GPUBENCH_CUDA_LAUNCHED();
       walked += 296;
       EXPECT_NO_THROW(chain.expect_walked(chain.position_buffer(), 0, walked)) << "SM " << target;
@@ -120,13 +120,13 @@ TEST(PointerChaseKernel, TouchFromAnSmRestartsTheWalkAndLeavesTheChain) {
   GPUBENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   DirectChain chain(64 << 10, 128, nullptr);
   unsigned long long launch = 0;
-  kernels::pointer_chase_direct<kernels::LoadPath::kL2Only><<<2 * sms, 1>>>(chain.position(), 0, 200, Clocks{},
-                                                                           kernels::kAnySm, ++launch);
+  kernels::pointer_chase_direct<kernels::LoadPath::kL2Only>
+      <<<2 * sms, 1>>>(chain.position(), 0, 200, Clocks{}, kernels::kAnySm, ++launch);
   GPUBENCH_CUDA_LAUNCHED();
   for (int target : {sms - 1, 0}) {
     chain.restart_touched_from(target, 2 * sms, ++launch);
-    kernels::pointer_chase_direct<kernels::LoadPath::kL2Only><<<2 * sms, 1>>>(chain.position(), 0, 296, Clocks{},
-                                                                             target, ++launch);
+    kernels::pointer_chase_direct<kernels::LoadPath::kL2Only>
+        <<<2 * sms, 1>>>(chain.position(), 0, 296, Clocks{}, target, ++launch);
     GPUBENCH_CUDA_LAUNCHED();
     EXPECT_NO_THROW(chain.expect_walked(chain.position_buffer(), 0, 296)) << "SM " << target;
     EXPECT_EQ(chain.last_sm(), target);

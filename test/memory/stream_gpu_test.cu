@@ -1,5 +1,5 @@
-#include "common/device_memory.h"
 #include "common/cuda_check.h"
+#include "common/device_memory.h"
 #include "kernels/memory/stream.cuh"
 #include "kernels/memory/stream_bulk.cuh"
 #include "test/gpu_test.h"
@@ -72,8 +72,8 @@ void check(std::size_t count, unsigned steps_per_tile = 0) {
         dc.fill_bytes(0xFF);
         partial.fill_bytes(0xFF);
       }
-      kernels::stream_claimed<Op, T, kUnroll><<<kBlocks, kThreads>>>(arrays, count, kQ, steps_per_tile, claims.data(),
-                                                                     Clocks{span.data()});
+      kernels::stream_claimed<Op, T, kUnroll>
+          <<<kBlocks, kThreads>>>(arrays, count, kQ, steps_per_tile, claims.data(), Clocks{span.data()});
       GPUBENCH_CUDA_LAUNCHED();
       expect_claims_released(claims, "stream_claimed");
     }
@@ -89,7 +89,7 @@ void check(std::size_t count, unsigned steps_per_tile = 0) {
     const std::vector<float> c = dc.download();
     for (std::size_t i = 0; i < c.size(); ++i)
       ASSERT_EQ(c[i], expected(Op, a[i], b[i])) << "word " << i << " of " << count << " elements of " << sizeof(T)
-                                                 << " bytes" << (claimed ? ", claimed" : "");
+                                                << " bytes" << (claimed ? ", claimed" : "");
   }
 }
 
@@ -107,11 +107,26 @@ void check_every_width() {
   }
 }
 
-TEST(StreamKernels, ReadSumsEveryElementOnce) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kRead>(); }
-TEST(StreamKernels, WriteFillsEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kWrite>(); }
-TEST(StreamKernels, CopyCopiesEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kCopy>(); }
-TEST(StreamKernels, ScaleScalesEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kScale>(); }
-TEST(StreamKernels, TriadAddsEveryElement) { GPUBENCH_REQUIRE_GPU(); check_every_width<StreamOp::kTriad>(); }
+TEST(StreamKernels, ReadSumsEveryElementOnce) {
+  GPUBENCH_REQUIRE_GPU();
+  check_every_width<StreamOp::kRead>();
+}
+TEST(StreamKernels, WriteFillsEveryElement) {
+  GPUBENCH_REQUIRE_GPU();
+  check_every_width<StreamOp::kWrite>();
+}
+TEST(StreamKernels, CopyCopiesEveryElement) {
+  GPUBENCH_REQUIRE_GPU();
+  check_every_width<StreamOp::kCopy>();
+}
+TEST(StreamKernels, ScaleScalesEveryElement) {
+  GPUBENCH_REQUIRE_GPU();
+  check_every_width<StreamOp::kScale>();
+}
+TEST(StreamKernels, TriadAddsEveryElement) {
+  GPUBENCH_REQUIRE_GPU();
+  check_every_width<StreamOp::kTriad>();
+}
 
 // The TMA copy: every byte arrives, none past the end is written, for sizes that leave a short last
 // chunk, fewer chunks than blocks, and more chunks than stages per block; grid-stride and claimed
@@ -132,9 +147,9 @@ void check_bulk(std::size_t bytes, unsigned chunk, int blocks, bool claimed = fa
   claims.fill_bytes(0);
   for (int launch = 0; launch < (claimed ? 2 : 1); ++launch) {
     ddst.fill_bytes(0xA5);
-    kernels::stream_copy_bulk<kStages><<<blocks, 32, shared_bytes>>>(
-        reinterpret_cast<const char*>(dsrc.data()), reinterpret_cast<char*>(ddst.data()), bytes, chunk,
-        claimed ? claims.data() : nullptr, Clocks{span.data()});
+    kernels::stream_copy_bulk<kStages>
+        <<<blocks, 32, shared_bytes>>>(reinterpret_cast<const char*>(dsrc.data()), reinterpret_cast<char*>(ddst.data()),
+                                       bytes, chunk, claimed ? claims.data() : nullptr, Clocks{span.data()});
     GPUBENCH_CUDA_LAUNCHED();
     if (claimed) expect_claims_released(claims, "stream_copy_bulk");
     const std::vector<unsigned char> dst = ddst.download();

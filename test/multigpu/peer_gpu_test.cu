@@ -14,12 +14,12 @@ namespace gpubench {
 namespace {
 
 // GPU 0 works on GPU 1's memory; both must exist and reach each other.
-#define GPUBENCH_REQUIRE_TWO_GPUS()                                                                     \
-  do {                                                                                                  \
-    GPUBENCH_REQUIRE_GPU();                                                                             \
+#define GPUBENCH_REQUIRE_TWO_GPUS()                                                                       \
+  do {                                                                                                    \
+    GPUBENCH_REQUIRE_GPU();                                                                               \
     if (cuda_device_count() < 2) GTEST_SKIP() << "needs two GPUs: this host has " << cuda_device_count(); \
-    ScopedDevice on_first(0);                                                                           \
-    if (!enable_peer_access(0, 1)) GTEST_SKIP() << "GPU 0 cannot access GPU 1's memory";               \
+    ScopedDevice on_first(0);                                                                             \
+    if (!enable_peer_access(0, 1)) GTEST_SKIP() << "GPU 0 cannot access GPU 1's memory";                  \
   } while (0)
 
 TEST(PeerKernels, ReadSumsAndWriteFillsThePeersMemory) {
@@ -30,7 +30,7 @@ TEST(PeerKernels, ReadSumsAndWriteFillsThePeersMemory) {
   for (std::size_t i = 0; i < words.size(); ++i) words[i] = static_cast<float>(i % 7);
   OwnedBuffer<float4> remote = owned_buffer<float4>(1, kCount, 0);
   remote->upload(std::vector<float4>(reinterpret_cast<const float4*>(words.data()),
-                                           reinterpret_cast<const float4*>(words.data()) + kCount));
+                                     reinterpret_cast<const float4*>(words.data()) + kCount));
   DeviceBuffer<float> partial(3 * 128);
   DeviceBuffer<CycleSpan> span(1);
   kernels::StreamArrays<float4> arrays{remote->data(), remote->data(), remote->data(), partial.data()};
@@ -57,7 +57,8 @@ TEST(PeerKernels, CopiesArriveWhole) {
   const std::vector<float4> arrived = remote->download();
   for (std::size_t i = 0; i < kCount; ++i)
     ASSERT_TRUE(arrived[i].x == host[i].x && arrived[i].y == host[i].y && arrived[i].z == host[i].z &&
-                arrived[i].w == host[i].w) << "element " << i;
+                arrived[i].w == host[i].w)
+        << "element " << i;
 }
 
 TEST(PeerKernels, ChaseInThePeersMemoryEndsWhereTheHostSays) {

@@ -4,9 +4,9 @@
 // the whole-launch ranges gpubench reports. Not a test: a measurement for docs/counters.md.
 #include "common/cuda_check.h"
 #include "common/cupti/cupti_profiler.h"
-#include "common/device_memory.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/l2_scrub.h"
+#include "common/device_memory.h"
 #include "kernels/memory/stream.cuh"
 
 #include <chrono>
@@ -64,24 +64,58 @@ int run() {
     const auto evict_l2 = [&] { launch_l2_scrub(evict.data(), evict.size(), sink.data(), device.sm_count, stream); };
 
     scrub();  // one pass: the same as a scrub before every pass
-    print_ranges("scrub; start; copy", mib, profiler.profile_ranges([&] { copy(); sync(); }, {}, Split::per_kernel),
+    print_ranges("scrub; start; copy", mib,
+                 profiler.profile_ranges(
+                     [&] {
+                       copy();
+                       sync();
+                     },
+                     {}, Split::per_kernel),
                  {"copy"});
-    print_ranges("start; scrub; copy", mib, profiler.profile_ranges([&] { copy(); sync(); }, scrub, Split::per_kernel),
+    print_ranges("start; scrub; copy", mib,
+                 profiler.profile_ranges(
+                     [&] {
+                       copy();
+                       sync();
+                     },
+                     scrub, Split::per_kernel),
                  {"scrub-read", "scrub-discard", "copy"});
     print_ranges("start; scrub; copy, evict", mib,
-                 profiler.profile_ranges([&] { copy(); evict_l2(); sync(); }, scrub, Split::per_kernel),
+                 profiler.profile_ranges(
+                     [&] {
+                       copy();
+                       evict_l2();
+                       sync();
+                     },
+                     scrub, Split::per_kernel),
                  {"scrub-read", "scrub-discard", "copy", "evict-read", "evict-discard"});
-    print_ranges("... copy, 100 ms, evict", mib, profiler.profile_ranges([&] {
-      copy();
-      sync();
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      evict_l2();
-      sync();
-    }, scrub, Split::per_kernel), {"scrub-read", "scrub-discard", "copy", "evict-read", "evict-discard"});
+    print_ranges("... copy, 100 ms, evict", mib,
+                 profiler.profile_ranges(
+                     [&] {
+                       copy();
+                       sync();
+                       std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                       evict_l2();
+                       sync();
+                     },
+                     scrub, Split::per_kernel),
+                 {"scrub-read", "scrub-discard", "copy", "evict-read", "evict-discard"});
     print_ranges("gpubench: whole launch", mib,
-                 profiler.profile_ranges([&] { copy(); sync(); }, scrub, Split::whole_launch), {"copy"});
+                 profiler.profile_ranges(
+                     [&] {
+                       copy();
+                       sync();
+                     },
+                     scrub, Split::whole_launch),
+                 {"copy"});
     print_ranges("whole launch incl. evict", mib,
-                 profiler.profile_ranges([&] { copy(); evict_l2(); sync(); }, scrub, Split::whole_launch),
+                 profiler.profile_ranges(
+                     [&] {
+                       copy();
+                       evict_l2();
+                       sync();
+                     },
+                     scrub, Split::whole_launch),
                  {"copy+evict"});
   }
   return 0;

@@ -2,9 +2,9 @@
 // the host's copy of the cycle order kept to check where a chase on the device must end.
 #pragma once
 
+#include "bench/memory/chase/pointer_chain.h"
 #include "common/cuda_check.h"
 #include "common/device_memory.h"
-#include "bench/memory/chase/pointer_chain.h"
 #include "kernels/memory/pointer_chase.cuh"
 
 #include <cstdint>
@@ -63,8 +63,9 @@ class DeviceChain {
   void expect_walked(const DeviceBuffer<std::uint32_t>& position, std::size_t from, std::size_t steps) const {
     const std::uint32_t device = position.download(stream_).front();
     if (device != value_after(from, steps))
-      throw std::runtime_error("pointer chase ended on index " + std::to_string(device) + " but the host's chase of the " +
-                               "same chain ends on " + std::to_string(value_after(from, steps)));
+      throw std::runtime_error("pointer chase ended on index " + std::to_string(device) +
+                               " but the host's chase of the " + "same chain ends on " +
+                               std::to_string(value_after(from, steps)));
   }
 
  private:
@@ -80,8 +81,10 @@ class DeviceChain {
 class DirectChain {
  public:
   DirectChain(std::size_t bytes, std::size_t stride, cudaStream_t stream)
-      : host_(make_chase_chain(bytes, stride, kChainSeed)), nodes_(host_.word_count() * 4),
-        position_(kernels::kDirectPositionWords), stream_(stream) {
+      : host_(make_chase_chain(bytes, stride, kChainSeed)),
+        nodes_(host_.word_count() * 4),
+        position_(kernels::kDirectPositionWords),
+        stream_(stream) {
     if (stride % sizeof(std::uint64_t) != 0) throw std::invalid_argument("address chains need 8-byte-aligned nodes");
     nodes_.fill_bytes(0, stream);
     DeviceBuffer<std::uint32_t> next(host_.nodes);
@@ -125,10 +128,11 @@ class DirectChain {
   void expect_walked(const DeviceBuffer<std::uint64_t>& position, std::size_t from, std::size_t steps) const {
     const std::uint64_t device = position.download(stream_).front();
     if (device != address_at(from + steps))
-      throw std::runtime_error("direct pointer chase ended at node offset " +
-                               std::to_string(device - reinterpret_cast<std::uint64_t>(nodes_.data())) +
-                               " but the host's chase of the same chain ends at " +
-                               std::to_string(address_at(from + steps) - reinterpret_cast<std::uint64_t>(nodes_.data())));
+      throw std::runtime_error(
+          "direct pointer chase ended at node offset " +
+          std::to_string(device - reinterpret_cast<std::uint64_t>(nodes_.data())) +
+          " but the host's chase of the same chain ends at " +
+          std::to_string(address_at(from + steps) - reinterpret_cast<std::uint64_t>(nodes_.data())));
   }
 
  private:

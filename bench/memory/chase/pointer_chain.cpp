@@ -18,7 +18,8 @@ struct SplitMix64 {
   }
   // Uniform in [0, bound), by rejection: no modulo bias.
   std::uint64_t below(std::uint64_t bound) {
-    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
+    const std::uint64_t limit =
+        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
     std::uint64_t draw;
     do draw = next();
     while (draw >= limit);

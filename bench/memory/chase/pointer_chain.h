@@ -13,9 +13,9 @@ namespace gpubench {
 // the host; chase_words() lays it out in memory.
 struct ChaseChain {
   std::size_t nodes = 0;
-  std::size_t stride_words = 0;          // 32-bit words from one node to the next
-  std::vector<std::uint32_t> next;       // next[n]: the node after node n
-  std::vector<std::uint32_t> order;      // the nodes in the order the walk from node 0 visits them
+  std::size_t stride_words = 0;      // 32-bit words from one node to the next
+  std::vector<std::uint32_t> next;   // next[n]: the node after node n
+  std::vector<std::uint32_t> order;  // the nodes in the order the walk from node 0 visits them
 
   std::size_t word_count() const { return nodes * stride_words; }
 };
