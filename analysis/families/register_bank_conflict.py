@@ -26,8 +26,8 @@ def bank_reading(cost_one, cost_even):
     if cost_one < NOISE_CYCLES:
         return "no cost measured for sources in one bank"
     if cost_even >= cost_one / 2:
-        return "even registers conflict too: banks by register number mod 2"
-    return "even registers in different residues mod 4 do not: banks by register number mod 4"
+        return "as slow: banks go by register number mod 2"
+    return "as fast as spread: banks go by register number mod 4"
 
 
 def card(report):
@@ -42,6 +42,6 @@ def card(report):
     source = f"{rows['one_bank'].short_name}, {rows['spread'].short_name}"
     if "even" in rows:
         even = rows["even"].value("cycles_per_fma")
-        text += f"; even registers {even:.2f}: {bank_reading(cost_one, even - spread)}"
+        text += f"; sources in even registers {even:.2f}, {bank_reading(cost_one, even - spread)}"
         source += f", {rows['even'].short_name}"
     yield Value("compute.register_bank.conflict_cycles", SECTION, label, cost_one, "cycles per FFMA", source, text)

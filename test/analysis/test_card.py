@@ -223,6 +223,45 @@ def raw(path):
         return json.load(f)
 
 
+class CardOfFidelityRules(unittest.TestCase):
+    """The H100 run of 2026-11-24 (test/fixtures/h100-fidelity2.json): L2 latency over SMs, L2 bandwidth
+    of a set all SMs share, register banks. Each card value is what its rule makes of the rows."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.report = load(fixture("h100-fidelity2"))
+        cls.got = values(cls.report)
+
+    def test_l2_latency_is_the_median_over_every_sm_with_the_range(self):
+        near = [r for r in self.report.rows("PointerChase/l2_sms") if r.args["bytes"] == 2 * 2**20][0]
+        self.assertEqual(self.got["memory.l2.cycles"]["value"], near.value("median_over_sms"))
+        spread = self.got["memory.l2.sm_spread"]
+        low, high = near.value("min_over_sms"), near.value("max_over_sms")
+        self.assertAlmostEqual(spread["value"], (high - low) / low)
+        self.assertIn(f"SM {int(near['fastest_sm'])}", spread["text"])
+        self.assertIn(f"SM {int(near['slowest_sm'])}", spread["text"])
+        self.assertLess(self.got["memory.l2.cycles"]["value"], self.got["memory.l2_far.cycles"]["value"])
+
+    def test_shared_l2_plateau_is_the_median_from_an_eighth_to_half_of_l2(self):
+        l2 = float(self.report.context["gpu_l2_bytes"])
+        rates = sorted(r.value("bytes_per_second") for r in self.report.rows("CacheBandwidth/read_shared")
+                       if l2 / 8 <= r.value("working_set_bytes") <= l2 / 2)
+        self.assertTrue(rates)
+        self.assertAlmostEqual(self.got["bandwidth.l2_shared.bytes_per_second"]["value"],
+                               (rates[(len(rates) - 1) // 2] + rates[len(rates) // 2]) / 2)
+        text = self.got["bandwidth.l2_shared.bytes_per_clock_per_sm"]["text"]
+        self.assertIn("request coalescer merged", text)
+        self.assertIn("slices read", text)
+
+    def test_register_bank_conflict_is_one_bank_less_spread(self):
+        def cycles(name):
+            return self.report.rows(f"RegisterBankConflict/{name}", threads=32)[0].value("cycles_per_fma")
+        value = self.got["compute.register_bank.conflict_cycles"]
+        self.assertAlmostEqual(value["value"], cycles("ffma_one_bank") - cycles("ffma_spread"))
+        reading = register_bank_conflict.bank_reading(value["value"], cycles("ffma_even_registers") - cycles("ffma_spread"))
+        self.assertIn(reading, value["text"])
+
+
 class RegisterBankReading(unittest.TestCase):
     """The even-register pattern's sources differ mod 4 but not mod 2: what its cost says of the banks."""
 

@@ -57,6 +57,18 @@ def check_divergence(rows):
     return results
 
 
+def check_register_banks(rows):
+    """No operand reuse: an FFMA reads its three sources from two banks, so it takes at least ~2 cycles
+    (one warp); with its sources in one bank it takes longer still."""
+    one_bank = one(rows, "RegisterBankConflict/ffma_one_bank", threads=32).get("cycles_per_fma")
+    spread = one(rows, "RegisterBankConflict/ffma_spread", threads=32).get("cycles_per_fma")
+    if not one_bank or not spread:
+        return []
+    return [("RegisterBankConflict spread FFMA without reuse", 1.7 <= spread <= 3.0, f"{spread:.2f} cycles per FFMA"),
+            ("RegisterBankConflict one bank slower than spread", one_bank >= spread + 0.2,
+             f"{one_bank:.2f} vs {spread:.2f} cycles per FFMA")]
+
+
 def check_bank_conflicts(rows):
     """Every access pattern takes the wavefronts the bank model predicts (CUPTI, within 1%), and with the
     pipe saturated a load costs about its wavefronts: cycles per load ~ wavefronts x the conflict-free cost."""
@@ -123,14 +135,19 @@ def check_stream(rows):
 
 def check_cache_bandwidth(report):
     """The bandwidth staircase: L1 > L2 > DRAM, and L1 at least half the load path's 128 bytes/clock/SM."""
-    found = {level["name"]: level for level in cache_bandwidth.plateaus(report)}
-    if len(found) < 3:
+    found = {cache_bandwidth.KEYS[level["name"]]: level for level in cache_bandwidth.plateaus(report)}
+    if not {"l1", "l2", "dram"} <= found.keys():
         return []
-    l1, l2, dram = (found[n]["bytes_per_second"] for n in ("L1", "L2", "DRAM"))
-    per_sm = found["L1"]["bytes_per_clock_per_sm"]
-    return [("CacheBandwidth L1 > L2 > DRAM", l1 > 1.2 * l2 > 1.44 * dram,
-             f"{l1 / 1e12:.2f} > {l2 / 1e12:.2f} > {dram / 1e12:.2f} TB/s"),
-            ("CacheBandwidth L1 bytes per clock per SM", 64 <= per_sm <= 128, f"{per_sm:.1f} (load path: 128)")]
+    l1, l2, dram = (found[n]["bytes_per_second"] for n in ("l1", "l2", "dram"))
+    per_sm = found["l1"]["bytes_per_clock_per_sm"]
+    results = [("CacheBandwidth L1 > L2 > DRAM", l1 > 1.2 * l2 > 1.44 * dram,
+                f"{l1 / 1e12:.2f} > {l2 / 1e12:.2f} > {dram / 1e12:.2f} TB/s"),
+               ("CacheBandwidth L1 bytes per clock per SM", 64 <= per_sm <= 128, f"{per_sm:.1f} (load path: 128)")]
+    if "l2_shared" in found:  # one set all SMs share: requests merge before the slices, so at least as fast
+        shared = found["l2_shared"]["bytes_per_second"]
+        results.append(("CacheBandwidth L2 shared set >= private", shared >= 0.95 * l2,
+                        f"{shared / 1e12:.2f} vs {l2 / 1e12:.2f} TB/s"))
+    return results
 
 
 def check_load_ilp(rows):
@@ -273,7 +290,8 @@ def check_chase_spread(report):
 
 
 CHECKS = [check_pointer_chase, check_chase_counters, check_shared_and_tlb, check_carveout, check_divergence,
-          check_bank_conflicts, check_strided, check_stream, check_load_ilp, check_instruction_pipeline, check_occupancy]
+          check_bank_conflicts, check_strided, check_stream, check_load_ilp, check_instruction_pipeline, check_occupancy,
+          check_register_banks]
 REPORT_CHECKS = [check_chase_spread, check_memory_parallelism, check_cache_bandwidth]
 
 
