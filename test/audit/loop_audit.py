@@ -45,12 +45,46 @@ RULES["ffma_one_bank"] = {"kernel": r"19ffma_register_banksILi0ELi0ELi0E", "thre
 RULES["ffma_even_registers"] = {"kernel": r"19ffma_register_banksILi0ELi2ELi0E", "three_in_one_bank": 0.5}
 for _rule in ("ffma_spread", "ffma_one_bank", "ffma_even_registers"):
     RULES[_rule].update({"sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32")})
+# The tensor cores (kernels/compute/mma_sync.cuh, wgmma.cuh): each timed loop holds the matrix
+# instruction of its precision and loop control; wgmma loops also the warpgroup fence (WARPGROUP.ARRIVE)
+# and the wait (WARPGROUP.DEPBAR). A precision that compiled to another path (conversions, FFMA) fails.
+# SASS only: PTX names the instruction the source wrote, not what runs. wgmma rules need sm_90a code.
+# Uniform-datapath instructions (ptxas rebuilds the shared-memory descriptors in uniform registers each
+# iteration; they issue beside the vector pipes) and the uniform loop compare may sit in the loops too.
+TENSOR_SASS = {"HMMA", "IMMA", "DMMA", "QMMA", "HGMMA", "QGMMA", "IGMMA", "WARPGROUP"} | SASS_CONTROL
+UNIFORM_SASS = {"S2UR", "R2UR", "UMOV", "ULEA", "ULOP3", "USHF", "UISETP", "PLOP3"}
+for _rule, _kernel, _required in (
+        ("mma_f16_f32", r"13mma_sync_loopINS0_9MmaF16F32E", r"^HMMA\.16816\.F32(?!\.BF16)\b"),
+        ("mma_f16_f16", r"13mma_sync_loopINS0_9MmaF16F16E", r"^HMMA\.16816\.F16\b"),
+        ("mma_bf16_f32", r"13mma_sync_loopINS0_10MmaBf16F32E", r"^HMMA\.16816\.F32\.BF16\b"),
+        ("mma_tf32_f32", r"13mma_sync_loopINS0_10MmaTf32F32E", r"^HMMA\.1688\.F32\.TF32\b"),
+        ("mma_e4m3_f32", r"13mma_sync_loopINS0_10MmaE4m3F32E", r"^[HQ]MMA\.\S*E4M3"),
+        ("mma_e5m2_f32", r"13mma_sync_loopINS0_10MmaE5m2F32E", r"^[HQ]MMA\.\S*E5M2"),
+        ("mma_s8_s32", r"13mma_sync_loopINS0_8MmaS8S32E", r"^IMMA\.16832\.S8\.S8\b"),
+        ("mma_f64_f64", r"13mma_sync_loopINS0_9MmaF64F64E", r"^DMMA\.8x8x4\b"),
+        ("mma_f64_m16n8k16", r"13mma_sync_loopINS0_14MmaF64M16n8k16E", r"^DMMA\."),
+        ("wgmma_f16_f32", r"10wgmma_loopINS0_11WgmmaF16F32E", r"^HGMMA\.64x\d+x16\.F32(?!\.BF16)\b"),
+        ("wgmma_bf16_f32", r"10wgmma_loopINS0_12WgmmaBf16F32E", r"^HGMMA\.64x\d+x16\.F32\.BF16\b"),
+        ("wgmma_tf32_f32", r"10wgmma_loopINS0_12WgmmaTf32F32E", r"^HGMMA\.64x\d+x8\.F32\.TF32\b"),
+        ("wgmma_e4m3_f32", r"10wgmma_loopINS0_12WgmmaE4m3F32E", r"^QGMMA\.64x\d+x32\.F32\.E4M3\.E4M3\b"),
+        ("wgmma_e5m2_f32", r"10wgmma_loopINS0_12WgmmaE5m2F32E", r"^QGMMA\.64x\d+x32\.F32\.E5M2\.E5M2\b"),
+        ("wgmma_s8_s32", r"10wgmma_loopINS0_10WgmmaS8S32E", r"^IGMMA\.64x\d+x32\.S8\.S8\b")):
+    RULES[_rule] = {"kernel": _kernel, "sass": (TENSOR_SASS | UNIFORM_SASS, _required)}
+    if _rule.startswith("wgmma"):
+        RULES[_rule]["arch"] = "sm_90a"
+# Hopper has no FP8 mma.sync: ptxas converts to FP16 and issues HMMA (its rows skip there, saying so).
+for _rule in ("mma_e4m3_f32", "mma_e5m2_f32"):
+    RULES[_rule]["not_arch"] = "sm_90a"
 # Checks that must fail: an audit that cannot catch these catches nothing.
 NEGATIVE = {
     # The indexed chase turns each loaded index into an address (IMAD.WIDE; mul.wide in PTX).
     "indexed_as_direct": {"kernel": r"13pointer_chaseILNS0_8LoadPathE0ELj4ELi0E", "rule": "direct_ca"},
     # Spread sources are not in one bank (SASS only: PTX has no register numbers).
     "spread_as_one_bank": {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "rule": "ffma_one_bank"},
+    # A loop of FFMAs is not a matrix loop (SASS only).
+    "fma_as_mma": {"kernel": r"19instruction_latencyINS0_4FfmaE", "rule": "mma_f16_f32"},
+    # FP8 mma.sync on Hopper: FP16 HMMA after conversions, with the product hoisted out of the loop.
+    "emulated_fp8_mma": {"kernel": r"13mma_sync_loopINS0_10MmaE4m3F32ELi1E", "rule": "mma_e4m3_f32", "arch": "sm_90a"},
 }
 
 
@@ -241,6 +275,9 @@ def main():
 
     if args.expect_violation:
         negative = NEGATIVE[args.expect_violation]
+        if negative.get("arch") and negative["arch"] not in text:
+            print(f"SKIPPED: {args.expect_violation} concerns {negative['arch']} code, which this listing lacks")
+            return SKIP
         names = find(functions, negative["kernel"])
         if not names:
             print(f"FAILED: no kernel matches {negative['kernel']}")
@@ -253,6 +290,15 @@ def main():
 
     failed = 0
     for rule, spec in RULES.items():
+        if kind not in spec:
+            print(f"skip   {rule} ({kind}): SASS only")
+            continue
+        if spec.get("arch") and spec["arch"] not in text:
+            print(f"skip   {rule}: no {spec['arch']} code in this listing")
+            continue
+        if spec.get("not_arch") and spec["not_arch"] in text:
+            print(f"skip   {rule}: emulated on {spec['not_arch']} (the rows skip; audit.sass_rejects_emulated_fp8_mma)")
+            continue
         names = find(functions, spec["kernel"])
         if not names:
             print(f"FAILED {rule}: no kernel matches {spec['kernel']}")

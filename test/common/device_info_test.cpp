@@ -7,6 +7,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpubench {
 namespace {
@@ -65,6 +67,27 @@ TEST(ArchTable, KnowsHopperAndAmpereAndNotTheUnknown) {
   old.minor = 2;
   for (const auto& [key, value] : device_context(old, 1000.0)) rows[key] = value;
   EXPECT_EQ(rows.at("gpu_fp32_peak_tflops_at_measured_clock"), "unknown for sm_52");
+}
+
+// Each tensor-core rate reproduces the published dense figure it was taken from: rate x 2 x SMs x clock.
+TEST(ArchTable, TensorRatesReproduceTheirPublishedFigures) {
+  int checked = 0;
+  for (const auto& [major, minor] : std::vector<std::pair<int, int>>{{7, 0}, {7, 5}, {8, 0}, {8, 6}, {9, 0}}) {
+    const auto peaks = tensor_peaks(major, minor);
+    ASSERT_TRUE(peaks.has_value()) << major << minor;
+    for (const TensorRate& rate : {peaks->f16, peaks->bf16, peaks->tf32, peaks->fp8, peaks->int8, peaks->fp64}) {
+      if (rate.fma_per_sm_per_clock == 0) continue;
+      EXPECT_NEAR(peak_tflops(rate.fma_per_sm_per_clock, peaks->sm_count, rate.published_mhz), rate.published_tflops,
+                  0.005 * rate.published_tflops)  // published to three or four digits
+          << peaks->gpu << ": " << rate.fma_per_sm_per_clock << " FMA/clk/SM at " << rate.published_mhz << " MHz";
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 18);
+  EXPECT_EQ(tensor_peaks(9, 0)->f16.fma_per_sm_per_clock, 2048);
+  EXPECT_EQ(tensor_peaks(9, 0)->fp8.fma_per_sm_per_clock, 4096);
+  EXPECT_EQ(tensor_peaks(8, 0)->fp8.fma_per_sm_per_clock, 0);  // Ampere has no FP8
+  EXPECT_FALSE(tensor_peaks(5, 2).has_value());
 }
 
 TEST(CounterNames, PerUnitNames) { EXPECT_EQ(counters::per(counters::kCycles, "path"), "cycles_per_path"); }

@@ -17,6 +17,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -31,6 +32,11 @@ CASES = [
      ["l2_read_bytes", "dram_read_bytes", "global_load_sectors", "global_load_requests", "inst_executed"]),
     ("^SharedBankConflict/Stride/bytes:4/stride:4/", "shared_pattern",
      ["shared_ld_bank_conflicts", "shared_ld_wavefronts", "shared_wavefronts", "inst_executed"]),
+    # The tensor pipe, one warp-level and one warpgroup-level row (neither picked the counters).
+    ("^TensorCore/mma_sync_f16_f32/chains:4/warps:8/operands:1/", "mma_sync_loop",
+     ["tensor_inst_executed", "tensor_ops_f16", "inst_executed"]),
+    ("^TensorCore/wgmma_e4m3_f32_ss/n:256/warpgroups:2/operands:1/", "wgmma_loop",
+     ["tensor_inst_executed", "tensor_ops_fp8", "inst_executed"]),
 ]
 
 
@@ -39,13 +45,13 @@ STATE_DEPENDENT = {"dram_write_bytes"}
 
 
 def counter_table(gpubench):
-    out = subprocess.run([gpubench, "--gpubench_list_counters"], check=True, capture_output=True, text=True).stdout
+    """{counter: (Perfworks metric, scale)} for the counters read straight from one CUPTI metric."""
+    out = subprocess.run([gpubench, "--gpubench_list_counters=json"], check=True, capture_output=True, text=True).stdout
     table = {}
-    for line in out.splitlines()[1:]:
-        parts = line.split()
-        at = next(i for i, part in enumerate(parts) if "__" in part)  # Perfworks names hold "__"
-        scale = float(parts[at + 2]) if parts[at + 1] == "x" else 1.0
-        table[parts[0]] = (parts[at], scale)
+    for entry in json.loads(out):
+        source = re.fullmatch(r"CUPTI (\S+)(?: x (\S+))?", entry.get("source", ""))
+        if source:
+            table[entry["name"]] = (source.group(1), float(source.group(2) or 1.0))
     return table
 
 
@@ -83,14 +89,16 @@ def main():
                         help="ncu's --replay-mode under same-state (application: no memory save/restore around the launch)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="run each tool this many times per case and compare medians (shows the spread)")
+    parser.add_argument("--only", help="compare the cases whose benchmark filter matches this regex")
     args = parser.parse_args()
 
     table = counter_table(args.gpubench)
+    cases = [case for case in CASES if not args.only or re.search(args.only, case[0])]
     failures = 0
     protocols = ["ncu-flush", "same-state"] if args.protocol == "both" else [args.protocol]
     print(f"{'protocol':11} {'benchmark':36} {'counter':24} {'gpubench (CUPTI)':>17} {'ncu':>17} {'rel diff':>9}"
           f"{'  spread (gpubench, ncu)' if args.repeat > 1 else ''}")
-    for protocol, (bench_filter, kernel, counters) in [(p, case) for p in protocols for case in CASES]:
+    for protocol, (bench_filter, kernel, counters) in [(p, case) for p in protocols for case in cases]:
         metrics = [table[c][0] for c in counters]
         ours_runs, theirs_runs = [], []
         for _ in range(args.repeat):

@@ -1,0 +1,121 @@
+"""TensorCore: per precision, what one mma.sync and one wgmma cost (latency) and the best rate each
+reached as a fraction of the architecture's dense peak at the measured clock; wgmma's scaling with N;
+zero against random operands, with the clock each ran at (docs/experiments/tensor_core.md)."""
+from analysis.values import Value
+
+FAMILIES = ("TensorCore",)
+ORDER = 32
+SECTION = "Tensor cores"
+MMA_SYNC = ("f16_f32", "f16_f16", "bf16_f32", "tf32_f32", "e4m3_f32", "e5m2_f32", "s8_s32", "f64_f64",
+            "f64_f64_m16n8k16")
+WGMMA = ("f16_f32_ss", "f16_f32_rs", "bf16_f32_ss", "tf32_f32_ss", "e4m3_f32_ss", "e5m2_f32_ss", "s8_s32_ss")
+NEAR_PEAK = 0.95  # the N-scaling's answer: the smallest N whose best row reaches this
+
+
+def best(rows):
+    """The row with the highest rate (fraction of peak where known, else ops per clock)."""
+    rows = [r for r in rows if r.value("tensor_ops_per_clock_per_sm") is not None]
+    if not rows:
+        return None
+    return max(rows, key=lambda r: (r.value("fraction_of_peak", 0.0), r.value("tensor_ops_per_clock_per_sm")))
+
+
+def rate_text(row):
+    ops = row.value("tensor_ops_per_clock_per_sm")
+    unit = "TOPS" if "s8" in row.registered else "TFLOPS"
+    text = f"{ops:,.0f} ops/clk/SM"
+    if row.value("fraction_of_peak") is not None:
+        text += f" = {row.value('fraction_of_peak'):.1%} of peak"
+    return text + f" ({row.value('tensor_tops'):,.0f} {unit} at {row.value('sm_mhz'):.0f} MHz)"
+
+
+def not_run(report, registered, key, label):
+    """"not measured", or the reason its rows gave for skipping (an instruction the GPU lacks)."""
+    skipped = [r for r in report.all_rows if r.skipped and r.matches(registered)]
+    if skipped:
+        return Value(key, SECTION, label, None, "fraction of peak", skipped[0].short_name, f"skipped: {skipped[0].skipped}")
+    return Value.missing(key, SECTION, label, "fraction of peak")
+
+
+def mma_sync_values(report):
+    for name in MMA_SYNC:
+        key, label = f"compute.tensor.mma_sync.{name}", f"mma.sync {name}"
+        rows = report.rows(f"TensorCore/mma_sync_{name}", "tensor_ops_per_clock_per_sm", operands=1)
+        top = best(rows)
+        if top is None:
+            yield not_run(report, f"TensorCore/mma_sync_{name}", key, label)
+            continue
+        latency = [r for r in rows if r.args.get("chains") == 1 and r.args.get("warps") == 1]
+        text = f"{latency[0].value('cycles_per_mma'):.1f} cycles per mma (one warp's chain); " if latency else ""
+        text += f"best {rate_text(top)} with {top.args['chains']} chains x {top.args['warps']} warps per SM"
+        source = ", ".join(r.short_name for r in latency[:1] + [top])
+        yield Value(key, SECTION, label, top.value("fraction_of_peak"), "fraction of peak", source, text)
+
+
+def wgmma_values(report):
+    for name in WGMMA:
+        key, label = f"compute.tensor.wgmma.{name}", f"wgmma {name}"
+        top = best(report.rows(f"TensorCore/wgmma_{name}", "tensor_ops_per_clock_per_sm", operands=1))
+        if top is None:
+            yield not_run(report, f"TensorCore/wgmma_{name}", key, label)
+            continue
+        latency = report.rows(f"TensorCore/wgmma_latency_{name}", "cycles_per_wgmma", n=top.args["n"])
+        text = (f"{latency[0].value('cycles_per_wgmma'):.0f} cycles from issue to wait (N = {top.args['n']}); "
+                if latency else "")
+        text += f"best {rate_text(top)}, N = {top.args['n']}, {top.args['warpgroups']} warpgroup(s) per SM"
+        source = ", ".join(r.short_name for r in latency[:1] + [top])
+        yield Value(key, SECTION, label, top.value("fraction_of_peak"), "fraction of peak", source, text)
+
+
+def n_scaling(report):
+    """FP16 wgmma (A and B in shared memory): the best rate and the latency at each N."""
+    key, label = "compute.tensor.wgmma.n_near_peak", "wgmma FP16 by N"
+    by_n = {}
+    for row in report.rows("TensorCore/wgmma_f16_f32_ss", "fraction_of_peak", operands=1):
+        if row.args["n"] not in by_n or row.value("fraction_of_peak") > by_n[row.args["n"]].value("fraction_of_peak"):
+            by_n[row.args["n"]] = row
+    if len(by_n) < 2:
+        yield Value.missing(key, SECTION, label, "N")
+        return
+    latency = {r.args["n"]: r.value("cycles_per_wgmma")
+               for r in report.rows("TensorCore/wgmma_latency_f16_f32_ss", "cycles_per_wgmma")}
+    parts = []
+    for n in sorted(by_n):
+        part = f"N {n}: {by_n[n].value('fraction_of_peak'):.0%}"
+        if n in latency:
+            part += f" ({latency[n]:.0f} cycles)"
+        parts.append(part)
+    near = [n for n in sorted(by_n) if by_n[n].value("fraction_of_peak") >= NEAR_PEAK]
+    text = "; ".join(parts) + " of peak (latency)"
+    text += f"; {near[0]} is the smallest N at {NEAR_PEAK:.0%}" if near else f"; no N reached {NEAR_PEAK:.0%}"
+    source = "TensorCore/wgmma_f16_f32_ss, TensorCore/wgmma_latency_f16_f32_ss"
+    yield Value(key, SECTION, label, float(near[0]) if near else None, "N", source, text)
+
+
+def zeros_vs_random(report):
+    """The same rows with zero and random operands: the data-dependent clock (power) drop."""
+    for name in ("f16_f32_ss", "e4m3_f32_ss"):
+        key, label = f"compute.tensor.wgmma.{name}.random_over_zero", f"wgmma {name}, random / zero operands"
+        pairs = []
+        for random_row in report.rows(f"TensorCore/wgmma_{name}", "tensor_tops", operands=1):
+            zero = report.rows(f"TensorCore/wgmma_{name}", "tensor_tops", operands=0, n=random_row.args["n"],
+                               warpgroups=random_row.args["warpgroups"])
+            if zero:
+                pairs.append((random_row, zero[0]))
+        if not pairs:
+            yield Value.missing(key, SECTION, label, "x")
+            continue
+        random_row, zero = max(pairs, key=lambda p: p[0].args["n"] * 10 + p[0].args["warpgroups"])
+        ratio = random_row.value("tensor_tops") / zero.value("tensor_tops")
+        text = (f"random {random_row.value('tensor_tops'):,.0f} T/s at {random_row.value('sm_mhz'):.0f} MHz, "
+                f"zeros {zero.value('tensor_tops'):,.0f} T/s at {zero.value('sm_mhz'):.0f} MHz "
+                f"(both {random_row.value('fraction_of_peak', 0):.1%} / {zero.value('fraction_of_peak', 0):.1%} "
+                f"of peak at their clocks): x{ratio:.3f}")
+        yield Value(key, SECTION, label, ratio, "x", f"{random_row.short_name}, {zero.short_name}", text)
+
+
+def card(report):
+    yield from wgmma_values(report)
+    yield from n_scaling(report)
+    yield from zeros_vs_random(report)
+    yield from mma_sync_values(report)
