@@ -80,6 +80,17 @@ std::optional<std::string> emulated_reason(const TensorShape& shape, const Devic
   return std::nullopt;
 }
 
+// Why `threads` threads of `kernel` cannot run on one SM (its registers), or nothing.
+template <class Kernel>
+std::optional<std::string> does_not_fit(Kernel kernel, int threads, const std::string& what) {
+  int blocks_per_sm = 0;
+  GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, 0));
+  if (blocks_per_sm > 0) return std::nullopt;
+  cudaFuncAttributes attributes{};
+  GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+  return what + " do not fit on an SM (" + std::to_string(attributes.numRegs) + " registers per thread)";
+}
+
 // Dynamic shared memory that leaves room for one block per SM: every SM runs exactly one block, so
 // block 0's clock span covers its SM's whole work (two small blocks could otherwise share an SM).
 template <class Kernel>
@@ -166,21 +177,28 @@ void mma_sync_row(benchmark::State& state) {
       buffers.get({chains, warps, static_cast<int>(fill)}, [&] { return MmaBuffers(shape, fill, out_words); });
   using Reg = typename Mma::Reg;
   using Acc = typename Mma::Acc;
-  const RunResult result = dispatch<1, 2, 4, 8>(chains, [&](auto chain_count) {
-    const auto kernel = kernels::mma_sync_loop<Mma, decltype(chain_count)::value>;
-    const int shared_bytes = one_block_per_sm(kernel, threads);
-    return run(
-        state,
-        [&](cudaStream_t s, Clocks c) {
-          kernel<<<blocks, threads, shared_bytes, s>>>(
-              reinterpret_cast<const Reg*>(b.a_frags.data()), reinterpret_cast<const Reg*>(b.b_frags.data()),
-              reinterpret_cast<const Acc*>(b.c_frags.data()), reinterpret_cast<Acc*>(b.out.data()), reps, c);
-        },
-        tensor_counters(shape.input));
-  });
+  const std::optional<RunResult> result =
+      dispatch<1, 2, 4, 8>(chains, [&](auto chain_count) -> std::optional<RunResult> {
+        const auto kernel = kernels::mma_sync_loop<Mma, decltype(chain_count)::value>;
+        if (const auto why = does_not_fit(kernel, threads,
+                                          std::to_string(warps) + " warps of " + std::to_string(chains) + " chains")) {
+          skip_benchmark(state, *why);
+          return std::nullopt;
+        }
+        const int shared_bytes = one_block_per_sm(kernel, threads);
+        return run(
+            state,
+            [&](cudaStream_t s, Clocks c) {
+              kernel<<<blocks, threads, shared_bytes, s>>>(
+                  reinterpret_cast<const Reg*>(b.a_frags.data()), reinterpret_cast<const Reg*>(b.b_frags.data()),
+                  reinterpret_cast<const Acc*>(b.c_frags.data()), reinterpret_cast<Acc*>(b.out.data()), reps, c);
+            },
+            tensor_counters(shape.input));
+      });
+  if (!result) return;
   const double steps = static_cast<double>(reps) * kernels::kMmaUnroll;
-  report_per(state, result, "mma", steps);  // per step of one chain: the latency when chains = 1
-  report_rate(state, result, steps * chains * warps * shape.flops(), shape.input);
+  report_per(state, *result, "mma", steps);  // per step of one chain: the latency when chains = 1
+  report_rate(state, *result, steps * chains * warps * shape.flops(), shape.input);
 }
 
 // --- wgmma ---------------------------------------------------------------------------------------
@@ -231,13 +249,9 @@ void wgmma_row(benchmark::State& state, bool latency) {
     constexpr int N = decltype(n_constant)::value;
     const auto kernel =
         latency ? kernels::wgmma_loop<Op, N, RegisterA, true> : kernels::wgmma_loop<Op, N, RegisterA, false>;
-    int blocks_per_sm = 0;
-    GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, 0));
-    if (blocks_per_sm == 0) {
-      cudaFuncAttributes attributes{};
-      GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
-      skip_benchmark(state, std::to_string(warpgroups) + " warpgroups do not fit on an SM at N = " + std::to_string(N) +
-                                " (" + std::to_string(attributes.numRegs) + " registers per thread)");
+    if (const auto why =
+            does_not_fit(kernel, threads, std::to_string(warpgroups) + " warpgroups at N = " + std::to_string(N))) {
+      skip_benchmark(state, *why);
       return;
     }
     const int shared_bytes = one_block_per_sm(kernel, threads);

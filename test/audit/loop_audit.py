@@ -62,7 +62,7 @@ for _rule, _kernel, _required in (
         ("mma_e5m2_f32", r"13mma_sync_loopINS0_10MmaE5m2F32E", r"^[HQ]MMA\.\S*E5M2"),
         ("mma_s8_s32", r"13mma_sync_loopINS0_8MmaS8S32E", r"^IMMA\.16832\.S8\.S8\b"),
         ("mma_f64_f64", r"13mma_sync_loopINS0_9MmaF64F64E", r"^DMMA\.8x8x4\b"),
-        ("mma_f64_m16n8k16", r"13mma_sync_loopINS0_14MmaF64M16n8k16E", r"^DMMA\."),
+        ("mma_f64_m16n8k16", r"13mma_sync_loopINS0_14MmaF64M16n8k16E", r"^DMMA\.16x8x16\b"),
         ("wgmma_f16_f32", r"10wgmma_loopINS0_11WgmmaF16F32E", r"^HGMMA\.64x\d+x16\.F32(?!\.BF16)\b"),
         ("wgmma_bf16_f32", r"10wgmma_loopINS0_12WgmmaBf16F32E", r"^HGMMA\.64x\d+x16\.F32\.BF16\b"),
         ("wgmma_tf32_f32", r"10wgmma_loopINS0_12WgmmaTf32F32E", r"^HGMMA\.64x\d+x8\.F32\.TF32\b"),

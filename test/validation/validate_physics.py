@@ -289,9 +289,42 @@ def check_chase_spread(report):
     return [(f"PointerChase/cached spread over {spread[0]['repetitions']} repetitions", worst < 0.02, detail)]
 
 
+def check_tensor_cores(rows):
+    """No row beats the architecture's tensor peak by more than the timing's noise (2%); the hardware's
+    operation count equals the rows' own (2 per multiply-add); wgmma at N = 256 reaches 90% of peak;
+    a dependent mma.sync chain takes 10-100 cycles per instruction; zero operands run no slower than
+    random ones."""
+    results = []
+    ops_counters = [k for k in ("tensor_ops_f16", "tensor_ops_bf16", "tensor_ops_tf32", "tensor_ops_fp8",
+                                "tensor_ops_s8", "tensor_ops_f64")]
+    for counters in sorted(rows.values(), key=lambda c: c.name):
+        if not counters.registered.startswith("TensorCore/") or "fraction_of_peak" not in counters:
+            continue
+        name, fraction = counters.name, counters["fraction_of_peak"]
+        results.append((name + " under peak", fraction <= 1.02, f"{fraction:.3f} of peak"))
+        counted = next((counters[k] for k in ops_counters if k in counters), None)
+        if counted and "tensor_tops" in counters:
+            ours = counters["tensor_ops_per_clock_per_sm"] * counters["cycles"]  # per SM per launch
+            sms = counted / ours
+            results.append((name + " ops counted", abs(sms - round(sms)) < 0.01 * sms,
+                            f"hardware ops / the row's ops per SM = {sms:.3f} SMs"))
+        if counters.registered.startswith("TensorCore/wgmma_") and counters.args.get("n") == 256 \
+                and "latency" not in counters.registered:
+            results.append((name + " near peak", fraction >= 0.9, f"{fraction:.3f} of peak (>= 0.9)"))
+    for counters in cases(rows, "TensorCore/mma_sync_f16_f32", chains=1, warps=1):
+        cycles = counters["cycles_per_mma"]
+        results.append((counters.name + " latency", 10 <= cycles <= 100, f"{cycles:.1f} cycles per mma"))
+    for zero in [c for c in rows.values() if c.registered.startswith("TensorCore/wgmma_") and c.args.get("operands") == 0]:
+        random = one(rows, zero.registered, n=zero.args["n"], warpgroups=zero.args["warpgroups"], operands=1)
+        if random:
+            results.append((zero.name + " no slower than random", zero["tensor_tops"] >= 0.98 * random["tensor_tops"],
+                            f"{zero['tensor_tops']:.0f} vs {random['tensor_tops']:.0f} T/s"))
+    return results
+
+
 CHECKS = [check_pointer_chase, check_chase_counters, check_shared_and_tlb, check_carveout, check_divergence,
           check_bank_conflicts, check_strided, check_stream, check_load_ilp, check_instruction_pipeline, check_occupancy,
-          check_register_banks]
+          check_register_banks, check_tensor_cores]
 REPORT_CHECKS = [check_chase_spread, check_memory_parallelism, check_cache_bandwidth]
 
 
