@@ -105,7 +105,9 @@ class Card:
             lines += ["", f"## {section}", "", "| quantity | value | from |", "|---|---|---|"]
             for v in entries:
                 mark = " (rows of its family failed)" if v["key"] in incomplete else ""
-                if v["value"] is None:
+                if v["value"] is None and v.get("text"):  # why: e.g. the rows skipped, saying so
+                    lines.append(f"| {v['label']} | {NOT_MEASURED} ({v['text']}){mark} | `{v['source']}` |")
+                elif v["value"] is None:
                     lines.append(f"| {v['label']} | {NOT_MEASURED}{mark} | - |")
                 else:
                     text = v["text"] or f"{v['value']:.4g} {v['unit']}"

@@ -85,23 +85,24 @@ const std::vector<MetricSpec>& metric_table() {
        "active warps over the maximum, averaged over active cycles"},
       {"sm_cycles_active", "sm__cycles_active.avg", 1.0, "cycles",
        "cycles an SM had at least one warp, averaged over SMs"},
-      // The tensor cores (TensorCore rows). Instruction counts and ops are exact; compare_ncu checks them.
+      // The tensor cores (TensorCore rows): exact counts, equal to Nsight Compute's (compare_ncu).
       {"tensor_inst_executed", "sm__inst_executed_pipe_tensor.sum", 1.0, "warp instructions",
-       "warp-level instructions the tensor pipe executed (HMMA, IMMA, DMMA, and wgmma's HGMMA/QGMMA/IGMMA)"},
+       "warp-level instructions the tensor pipe executed: HMMA, IMMA, DMMA, and wgmma's HGMMA/QGMMA/IGMMA (a "
+       "wgmma counts once per warp of its warpgroup: 4)"},
       {"tensor_pipe_utilization", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 1.0, "%",
        "cycles the tensor pipe was busy, of its peak over the SMs' active cycles"},
       {"tensor_ops_f16", "sm__ops_path_tensor_src_fp16.sum", 1.0, "ops",
-       "tensor-core operations with FP16 inputs, as the hardware counts them (mma.sync and wgmma)"},
+       "tensor-core operations with FP16 inputs, (2 per multiply-add; mma.sync and wgmma)"},
       {"tensor_ops_bf16", "sm__ops_path_tensor_src_bf16_dst_fp32.sum", 1.0, "ops",
-       "tensor-core operations with BF16 inputs and FP32 accumulators, as the hardware counts them"},
+       "tensor-core operations with BF16 inputs and FP32 accumulators (2 per multiply-add)"},
       {"tensor_ops_tf32", "sm__ops_path_tensor_src_tf32_dst_fp32.sum", 1.0, "ops",
-       "tensor-core operations with TF32 inputs, as the hardware counts them"},
+       "tensor-core operations with TF32 inputs (2 per multiply-add)"},
       {"tensor_ops_fp8", "sm__ops_path_tensor_src_fp8.sum", 1.0, "ops",
-       "tensor-core operations with FP8 (E4M3 or E5M2) inputs, as the hardware counts them"},
+       "tensor-core operations with FP8 (E4M3 or E5M2) inputs (2 per multiply-add)"},
       {"tensor_ops_s8", "sm__ops_path_tensor_src_int8.sum", 1.0, "ops",
-       "tensor-core operations with INT8 inputs, as the hardware counts them"},
+       "tensor-core operations with INT8 inputs (2 per multiply-add)"},
       {"tensor_ops_f64", "sm__ops_path_tensor_src_fp64.sum", 1.0, "ops",
-       "tensor-core operations with FP64 inputs (DMMA), as the hardware counts them"},
+       "tensor-core operations with FP64 inputs (DMMA; 2 per multiply-add)"},
   };
   return table;
 }

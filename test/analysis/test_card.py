@@ -18,7 +18,7 @@ CARD = os.path.join(ROOT, "analysis", "card.py")
 sys.path.insert(0, ROOT)
 from analysis import card  # noqa: E402
 from analysis import report as report_model  # noqa: E402
-from analysis.families import pointer_chase, register_bank_conflict  # noqa: E402
+from analysis.families import pointer_chase, register_bank_conflict, tensor_core  # noqa: E402
 
 
 def fixture(name):
@@ -387,6 +387,50 @@ class CardCommandLine(unittest.TestCase):
             done = self.run_card(H100_SUITE, H200_INSTRUCTIONS, "--out", os.path.join(tmp, "card"))
             self.assertEqual(done.returncode, 2)
             self.assertIn("different GPUs", done.stderr)
+
+
+
+class CardOfTensorCores(unittest.TestCase):
+    """The H100 suite of 2026-11-24 (test/fixtures/h100-tensor.json): the tensor-core section."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.report = load(fixture("h100-tensor"))
+        cls.got = values(cls.report)
+
+    def test_wgmma_value_is_its_best_rows_fraction_with_the_latency_beside_it(self):
+        rows = self.report.rows("TensorCore/wgmma_f16_f32_ss", "fraction_of_peak", operands=1)
+        best = max(rows, key=lambda r: r.value("fraction_of_peak"))
+        value = self.got["compute.tensor.wgmma.f16_f32_ss"]
+        self.assertEqual(value["value"], best.value("fraction_of_peak"))
+        latency = self.report.rows("TensorCore/wgmma_latency_f16_f32_ss", n=best.args["n"])[0]
+        self.assertIn(f"{latency.value('cycles_per_wgmma'):.0f} cycles", value["text"])
+
+    def test_mma_sync_value_has_the_chain_latency_and_the_best_cell(self):
+        value = self.got["compute.tensor.mma_sync.f16_f32"]
+        chain = self.report.rows("TensorCore/mma_sync_f16_f32", chains=1, warps=1)[0]
+        self.assertIn(f"{chain.value('cycles_per_mma'):.1f} cycles per mma", value["text"])
+        self.assertLess(value["value"], 0.9)  # the warp-level path's issue ceiling, far from wgmma's
+
+    def test_fp8_mma_sync_on_hopper_says_why_it_was_not_measured(self):
+        value = self.got["compute.tensor.mma_sync.e4m3_f32"]
+        self.assertIsNone(value["value"])
+        self.assertIn("Hopper has no FP8 mma.sync", value["text"])
+
+    def test_n_scaling_names_the_smallest_n_near_peak(self):
+        value = self.got["compute.tensor.wgmma.n_near_peak"]
+        rows = self.report.rows("TensorCore/wgmma_f16_f32_ss", "fraction_of_peak", operands=1)
+        near = min(r.args["n"] for r in rows if r.value("fraction_of_peak") >= tensor_core.NEAR_PEAK)
+        self.assertEqual(value["value"], near)
+        self.assertIn("N 8:", value["text"])
+
+    def test_random_over_zero_is_the_ratio_of_their_rates(self):
+        value = self.got["compute.tensor.wgmma.f16_f32_ss.random_over_zero"]
+        args = dict(n=256, warpgroups=2)
+        random = self.report.rows("TensorCore/wgmma_f16_f32_ss", operands=1, **args)[0]
+        zero = self.report.rows("TensorCore/wgmma_f16_f32_ss", operands=0, **args)[0]
+        self.assertAlmostEqual(value["value"], random.value("tensor_tops") / zero.value("tensor_tops"))
+        self.assertIn(f"{zero.value('sm_mhz'):.0f} MHz", value["text"])
 
 
 if __name__ == "__main__":
