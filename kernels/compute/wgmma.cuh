@@ -33,25 +33,23 @@ inline constexpr int kWgmmaPerGroup = 4;   // instructions per commit group in t
 #define GPUBENCH_WGMMA_D64(c, i) GPUBENCH_WGMMA_D32(c, i), GPUBENCH_WGMMA_D32(c, (i) + 32)
 #define GPUBENCH_WGMMA_D128(c, i) GPUBENCH_WGMMA_D64(c, i), GPUBENCH_WGMMA_D64(c, (i) + 64)
 
+// Written out by hand: clang-format 14 does not settle on one layout for these continued strings.
+// clang-format off
 #define GPUBENCH_WGMMA_REGS_4 "%0, %1, %2, %3"
 #define GPUBENCH_WGMMA_REGS_8 GPUBENCH_WGMMA_REGS_4 ", %4, %5, %6, %7"
 #define GPUBENCH_WGMMA_REGS_16 GPUBENCH_WGMMA_REGS_8 ", %8, %9, %10, %11, %12, %13, %14, %15"
-#define GPUBENCH_WGMMA_REGS_32                                                 \
-  GPUBENCH_WGMMA_REGS_16                                                       \
-      ", %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29" \
-      ", %30, %31"
-#define GPUBENCH_WGMMA_REGS_64                                                 \
-  GPUBENCH_WGMMA_REGS_32                                                       \
-      ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45" \
-      ", %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59" \
-      ", %60, %61, %62, %63"
-#define GPUBENCH_WGMMA_REGS_128                                                \
-  GPUBENCH_WGMMA_REGS_64                                                       \
-      ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77" \
-      ", %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91" \
-      ", %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104" \
-      ", %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115"     \
-      ", %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define GPUBENCH_WGMMA_REGS_32 GPUBENCH_WGMMA_REGS_16 \
+  ", %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define GPUBENCH_WGMMA_REGS_64 GPUBENCH_WGMMA_REGS_32 \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" \
+  ", %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define GPUBENCH_WGMMA_REGS_128 GPUBENCH_WGMMA_REGS_64 \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79" \
+  ", %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95" \
+  ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109" \
+  ", %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123" \
+  ", %124, %125, %126, %127"
+// clang-format on
 
 #define GPUBENCH_WGMMA_INSTR(n, k, types) "wgmma.mma_async.sync.aligned.m64n" #n "k" #k "." types
 
