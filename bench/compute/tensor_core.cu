@@ -126,6 +126,12 @@ void report_rate(benchmark::State& state, const RunResult& result, double ops_pe
 
 Fill fill_of(benchmark::State& state) { return arg(state, "operands") != 0 ? Fill::kRandom : Fill::kZero; }
 
+DeviceBuffer<std::uint32_t> upload(const std::vector<std::uint32_t>& words) {
+  DeviceBuffer<std::uint32_t> buffer(words.size());
+  buffer.upload(words, stream());
+  return buffer;
+}
+
 // --- mma.sync ------------------------------------------------------------------------------------
 
 struct MmaBuffers {
@@ -133,11 +139,6 @@ struct MmaBuffers {
     std::mt19937 rng(5);
     const Matrix a = make_matrix(shape.m, shape.k, shape.input, fill, rng);
     const Matrix b = make_matrix(shape.k, shape.n, shape.input, fill, rng);
-    const auto upload = [](const std::vector<std::uint32_t>& words) {
-      DeviceBuffer<std::uint32_t> buffer(words.size());
-      buffer.upload(words, stream());
-      return buffer;
-    };
     a_frags = upload(mma_a_fragments(shape, a));
     b_frags = upload(mma_b_fragments(shape, b));
     c_frags = upload(mma_c_fragments(shape, Matrix(shape.m, shape.n)));
@@ -208,11 +209,6 @@ struct WgmmaBuffers {
     std::mt19937 rng(5);
     const Matrix a = make_matrix(kernels::kWgmmaM, shape.k, shape.input, fill, rng);
     const Matrix b = make_matrix(shape.k, n, shape.input, fill, rng);
-    const auto upload = [](const std::vector<std::uint32_t>& words) {
-      DeviceBuffer<std::uint32_t> buffer(words.size());
-      buffer.upload(words, stream());
-      return buffer;
-    };
     a_tile = upload(wgmma_a_tile(shape.input, a));
     b_tile = upload(wgmma_b_tile(shape.input, b));
     // A from registers exists for 16-bit inputs only here; other rows never read these.
