@@ -59,16 +59,6 @@ std::vector<std::string> tensor_counters(TensorInput input) {
   return {"tensor_inst_executed", "tensor_pipe_utilization", ops};
 }
 
-// Whether the code the GPU runs has the instruction (a build for another architecture has an empty loop).
-template <class Probe>
-bool compiled_here(Probe probe) {
-  DeviceBuffer<int> flag(1);
-  flag.fill_bytes(0, stream());
-  probe<<<1, 1, 0, stream()>>>(flag.data());
-  GPUBENCH_CUDA_LAUNCHED();
-  return flag.download(stream())[0] == 1;
-}
-
 // An instruction PTX accepts but the GPU runs as something else: timing it would not be the tensor core's.
 std::optional<std::string> emulated_reason(const TensorShape& shape, const DeviceInfo& gpu) {
   const bool fp8 = shape.input == TensorInput::kE4M3 || shape.input == TensorInput::kE5M2;
@@ -126,11 +116,7 @@ void report_rate(benchmark::State& state, const RunResult& result, double ops_pe
 
 Fill fill_of(benchmark::State& state) { return arg(state, "operands") != 0 ? Fill::kRandom : Fill::kZero; }
 
-DeviceBuffer<std::uint32_t> upload(const std::vector<std::uint32_t>& words) {
-  DeviceBuffer<std::uint32_t> buffer(words.size());
-  buffer.upload(words, stream());
-  return buffer;
-}
+DeviceBuffer<std::uint32_t> upload(const std::vector<std::uint32_t>& words) { return upload_words(words, stream()); }
 
 // --- mma.sync ------------------------------------------------------------------------------------
 
@@ -159,7 +145,7 @@ void mma_sync_row(benchmark::State& state) {
                               " or newer; this GPU is " + sm_name(gpu.major, gpu.minor));
     return;
   }
-  if (!compiled_here(kernels::mma_compiled<Mma>)) {
+  if (!compiled_here(reinterpret_cast<const void*>(kernels::mma_compiled<Mma>), stream())) {
     skip_benchmark(state, not_compiled("mma.sync", gpu));
     return;
   }
@@ -231,7 +217,7 @@ void wgmma_row(benchmark::State& state, bool latency) {
     skip_benchmark(state, "wgmma is Hopper's (sm_90a); this GPU is " + sm_name(gpu.major, gpu.minor));
     return;
   }
-  if (!compiled_here(kernels::wgmma_compiled<Op>)) {
+  if (!compiled_here(reinterpret_cast<const void*>(kernels::wgmma_compiled<Op>), stream())) {
     skip_benchmark(state, not_compiled("wgmma", gpu));
     return;
   }

@@ -5,7 +5,9 @@
 #include <cuda_fp8.h>
 
 #include <cstring>
+#include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace gpubench {
 namespace {
@@ -249,6 +251,26 @@ Matrix make_matrix(int rows, int cols, TensorInput input, Fill fill, std::mt1993
       v = input == TensorInput::kS8 ? byte(rng) : decode(input, encode(input, unit(rng)));
   }
   return m;
+}
+
+bool compiled_here(const void* probe_kernel, cudaStream_t stream) {
+  static std::map<std::pair<int, const void*>, bool> known;
+  int device = 0;
+  GPUBENCH_CUDA(cudaGetDevice(&device));
+  const auto key = std::make_pair(device, probe_kernel);
+  if (const auto at = known.find(key); at != known.end()) return at->second;
+  DeviceBuffer<int> flag(1);
+  flag.fill_bytes(0, stream);
+  int* flag_pointer = flag.data();
+  void* args[] = {&flag_pointer};
+  GPUBENCH_CUDA(cudaLaunchKernel(probe_kernel, dim3(1), dim3(1), args, 0, stream));
+  return known[key] = flag.download(stream)[0] == 1;
+}
+
+DeviceBuffer<std::uint32_t> upload_words(const std::vector<std::uint32_t>& words, cudaStream_t stream) {
+  DeviceBuffer<std::uint32_t> buffer(words.size());
+  buffer.upload(words, stream);
+  return buffer;
 }
 
 Matrix reference_product(const Matrix& a, const Matrix& b, const Matrix& c, int times) {

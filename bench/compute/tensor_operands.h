@@ -4,7 +4,10 @@
 // with these, the tests check the kernels against them.
 #pragma once
 
+#include "common/device_memory.h"
 #include "kernels/compute/tensor_types.h"
+
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <random>
@@ -59,6 +62,14 @@ std::vector<std::uint32_t> wgmma_b_tile(TensorInput input, const Matrix& b);
 // format's range for timing (random mantissas; integers over the whole int8 range), or zeros.
 enum class Fill { kZero, kSmallIntegers, kRandom };
 Matrix make_matrix(int rows, int cols, TensorInput input, Fill fill, std::mt19937& rng);
+
+// Whether the code the current GPU runs has the instructions a probe kernel (kernels::mma_compiled<M>,
+// kernels::wgmma_compiled<W>: `void(int*)`) reports; a build for another architecture has empty loops.
+// One launch per probe and GPU; later calls answer from memory.
+bool compiled_here(const void* probe_kernel, cudaStream_t stream = nullptr);
+
+// Operand words on the device, copied on `stream` (done when it returns).
+DeviceBuffer<std::uint32_t> upload_words(const std::vector<std::uint32_t>& words, cudaStream_t stream = nullptr);
 
 // C + times x (A x B), each element as the accumulator format holds it after the exact sum.
 Matrix reference_product(const Matrix& a, const Matrix& b, const Matrix& c, int times);

@@ -24,21 +24,6 @@ int device_sm() {
   return major * 10 + minor;
 }
 
-template <class Probe>
-bool compiled_here(Probe probe) {
-  DeviceBuffer<int> flag(1);
-  flag.fill_bytes(0);
-  probe<<<1, 1>>>(flag.data());
-  GPUBENCH_CUDA_LAUNCHED();
-  return flag.download()[0] == 1;
-}
-
-DeviceBuffer<std::uint32_t> on_device(const std::vector<std::uint32_t>& words) {
-  DeviceBuffer<std::uint32_t> buffer(words.size());
-  buffer.upload(words);
-  return buffer;
-}
-
 // The first element that differs, or "" when the matrices are equal.
 std::string first_difference(const Matrix& got, const Matrix& want) {
   for (int r = 0; r < want.rows; ++r)
@@ -53,7 +38,7 @@ std::string first_difference(const Matrix& got, const Matrix& want) {
 template <class Mma>
 void check_mma_sync(std::mt19937& rng, int sm, std::vector<std::string>& skipped) {
   const TensorShape shape = Mma::info;
-  if (sm < shape.min_sm || !compiled_here(kernels::mma_compiled<Mma>)) {
+  if (sm < shape.min_sm || !compiled_here(reinterpret_cast<const void*>(kernels::mma_compiled<Mma>))) {
     skipped.push_back(shape.name);
     return;
   }
@@ -61,8 +46,8 @@ void check_mma_sync(std::mt19937& rng, int sm, std::vector<std::string>& skipped
   const Matrix a = make_matrix(shape.m, shape.k, shape.input, Fill::kSmallIntegers, rng);
   const Matrix b = make_matrix(shape.k, shape.n, shape.input, Fill::kSmallIntegers, rng);
   const Matrix c = make_matrix(shape.m, shape.n, shape.input, Fill::kSmallIntegers, rng);
-  auto a_d = on_device(mma_a_fragments(shape, a)), b_d = on_device(mma_b_fragments(shape, b));
-  auto c_d = on_device(mma_c_fragments(shape, c));
+  auto a_d = upload_words(mma_a_fragments(shape, a)), b_d = upload_words(mma_b_fragments(shape, b));
+  auto c_d = upload_words(mma_c_fragments(shape, c));
   constexpr int kWordsPerLane = Mma::acc_regs * sizeof(typename Mma::Acc) / 4;
   DeviceBuffer<std::uint32_t> out(kWarps * 32 * kChains * kWordsPerLane);
   out.fill_bytes(0xFF);
@@ -108,9 +93,9 @@ void check_wgmma(std::mt19937& rng) {
   const Matrix a = make_matrix(kernels::kWgmmaM, shape.k, shape.input, Fill::kSmallIntegers, rng);
   const Matrix b = make_matrix(shape.k, N, shape.input, Fill::kSmallIntegers, rng);
   const Matrix c = make_matrix(kernels::kWgmmaM, N, shape.input, Fill::kSmallIntegers, rng);
-  auto a_tile = on_device(wgmma_a_tile(shape.input, a)), b_tile = on_device(wgmma_b_tile(shape.input, b));
-  auto a_frags = on_device(RegisterA ? wgmma_a_fragments(shape, a) : std::vector<std::uint32_t>(4 * 128));
-  auto c_frags = on_device(wgmma_c_fragments(shape.accumulator, c));
+  auto a_tile = upload_words(wgmma_a_tile(shape.input, a)), b_tile = upload_words(wgmma_b_tile(shape.input, b));
+  auto a_frags = upload_words(RegisterA ? wgmma_a_fragments(shape, a) : std::vector<std::uint32_t>(4 * 128));
+  auto c_frags = upload_words(wgmma_c_fragments(shape.accumulator, c));
   DeviceBuffer<std::uint32_t> out(kThreads * N / 2);
   DeviceBuffer<CycleSpan> span(1);
   using Acc = typename Op::Acc;
@@ -139,7 +124,7 @@ void check_wgmma(std::mt19937& rng) {
 TEST(TensorCore, WgmmaEveryRowComputesCPlusAxB) {
   GPUBENCH_REQUIRE_GPU();
   if (device_sm() != 90) GTEST_SKIP() << "wgmma is sm_90a's; this GPU is sm_" << device_sm();
-  if (!compiled_here(kernels::wgmma_compiled<kernels::WgmmaF16F32>))
+  if (!compiled_here(reinterpret_cast<const void*>(kernels::wgmma_compiled<kernels::WgmmaF16F32>)))
     GTEST_SKIP() << "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES=90a-real)";
   std::mt19937 rng(std::random_device{}());
   using namespace kernels;

@@ -94,6 +94,10 @@ def main():
 
     table = counter_table(args.gpubench)
     cases = [case for case in CASES if not args.only or re.search(args.only, case[0])]
+    if not cases:
+        print(f"compare_ncu: --only {args.only!r} matches none of the cases ({', '.join(c[0] for c in CASES)})",
+              file=sys.stderr)
+        return 2
     failures = 0
     protocols = ["ncu-flush", "same-state"] if args.protocol == "both" else [args.protocol]
     print(f"{'protocol':11} {'benchmark':36} {'counter':24} {'gpubench (CUPTI)':>17} {'ncu':>17} {'rel diff':>9}"
