@@ -4,6 +4,7 @@
 //! Zero or random operands. One block on every SM; rates in ops/clk/SM, TOPS and fraction of the
 //! architecture table's peak at the measured clock. docs/experiments/tensor_core.md.
 #include "bench/compute/tensor_operands.h"
+#include "bench/one_block_per_sm.h"
 #include "common/arch_table.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
@@ -79,23 +80,6 @@ std::optional<std::string> does_not_fit(Kernel kernel, int threads, const std::s
   cudaFuncAttributes attributes{};
   GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
   return what + " do not fit on an SM (" + std::to_string(attributes.numRegs) + " registers per thread)";
-}
-
-// Dynamic shared memory that leaves room for one block per SM: every SM runs exactly one block, so
-// block 0's clock span covers its SM's whole work (two small blocks could otherwise share an SM).
-template <class Kernel>
-int one_block_per_sm(Kernel kernel, int threads) {
-  const DeviceInfo& gpu = device();
-  cudaFuncAttributes attributes{};
-  GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
-  const int bytes =
-      static_cast<int>(gpu.shared_memory_per_sm_bytes / 2) + 1 - static_cast<int>(attributes.sharedSizeBytes);
-  GPUBENCH_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  int blocks_per_sm = 0;
-  GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, bytes));
-  if (blocks_per_sm != 1)
-    throw std::runtime_error("could not pin one block per SM (" + std::to_string(blocks_per_sm) + " fit)");
-  return bytes;
 }
 
 std::string not_compiled(const char* what, const DeviceInfo& gpu) {

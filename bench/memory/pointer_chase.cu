@@ -3,6 +3,7 @@
 //! that holds the set. Families: by load path (cached = ld.ca, l2_only = ld.cg, volatile = ld.cv),
 //! 32-byte sector strides, 2 MiB page strides for TLB reach, L1/shared carveouts, and shared memory.
 #include "bench/memory/chase/device_chain.cuh"
+#include "bench/memory/chase/pinned.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/chip_shape.h"
@@ -57,33 +58,8 @@ bool l2_could_hold(std::size_t bytes, std::size_t stride) {
   return (bytes / stride) * std::min(stride, kLineBytes) <= 2 * device().l2_bytes;
 }
 
-// Waits for what was just launched on `stream`, surfacing its launch and execution errors.
-void finish_launched(cudaStream_t stream) {
-  GPUBENCH_CUDA_LAUNCHED();
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-}
-
 // The counters every latency row carries besides cycles (its set and stride are its arguments).
 void report_chase(benchmark::State& state, const RunResult& result) { report_per(state, result, "load", kTimedLoads); }
-
-// Pinned launches (target SM given): enough one-thread blocks that one lands on every SM, and a claim
-// word with an id above every earlier launch's, so exactly one block chases.
-unsigned pinned_blocks() { return 2 * static_cast<unsigned>(device().sm_count); }
-unsigned long long next_launch_id() {
-  static unsigned long long id = 0;
-  return ++id;
-}
-unsigned long long* chase_claim() {
-  static ArgCache<DeviceBuffer<unsigned long long>> claims;  // released with the session, like the chains
-  return claims
-      .get({0},
-           [] {
-             DeviceBuffer<unsigned long long> claim(1);
-             claim.fill_bytes(0, stream());
-             return claim;
-           })
-      .data();
-}
 
 template <kernels::LoadPath Path, unsigned IndexBytes = 4, int Instance = kDefaultInstance>
 void global_chase(benchmark::State& state) {

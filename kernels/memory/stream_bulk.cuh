@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common/clocks.h"
+#include "kernels/memory/mbarrier.cuh"
 #include "kernels/memory/work_claims.cuh"
 
 #include <cstddef>
@@ -13,12 +14,6 @@
 namespace gpubench::kernels {
 
 #if defined(__CUDACC__)
-namespace bulk_detail {
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-}  // namespace bulk_detail
-
 // Copies `bytes` (a multiple of 16) from src to dst in chunks (the last may be short). Without
 // `claims` block b takes chunks b, b + gridDim.x, ...; with them each block claims its next chunk
 // from the counter when a stage frees up (work_claims.cuh). Dynamic shared memory: kStages * chunk
@@ -32,10 +27,9 @@ static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t 
   __shared__ __align__(8) unsigned long long loaded[kStages];  // one mbarrier per stage
   __shared__ std::size_t chunk_in[kStages];                    // which chunk each stage holds
   if (threadIdx.x == 0) {
-    using bulk_detail::shared_address;
-    for (int s = 0; s < kStages; ++s)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&loaded[s])));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    using mbarrier::shared_address;
+    for (int s = 0; s < kStages; ++s) mbarrier::init(shared_address(&loaded[s]));
+    mbarrier::fence_init();
     const std::size_t chunks = (bytes + chunk - 1) / chunk;
     const auto size_of = [&](std::size_t c) {
       const std::size_t left = bytes - c * chunk;
@@ -54,11 +48,7 @@ static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t 
       }
       const int s = static_cast<int>(issued % kStages);
       chunk_in[s] = c;
-      unsigned long long state;
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                   : "=l"(state)
-                   : "r"(shared_address(&loaded[s])), "r"(size_of(c))
-                   : "memory");
+      mbarrier::arrive_expecting(shared_address(&loaded[s]), size_of(c));
       asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                        shared_address(stage_memory + s * chunk)),
                    "l"(src + c * chunk), "r"(size_of(c)), "r"(shared_address(&loaded[s]))
@@ -69,12 +59,7 @@ static __global__ void stream_copy_bulk(const char* src, char* dst, std::size_t 
     for (std::size_t k = 0; k < issued; ++k) {
       const int s = static_cast<int>(k % kStages);
       const unsigned parity = static_cast<unsigned>(k / kStages) & 1u;
-      unsigned arrived = 0;
-      while (!arrived)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(arrived)
-                     : "r"(shared_address(&loaded[s])), "r"(parity)
-                     : "memory");
+      mbarrier::wait(shared_address(&loaded[s]), parity);
       const std::size_t c = chunk_in[s];
       asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + c * chunk),
                    "r"(shared_address(stage_memory + s * chunk)), "r"(size_of(c))

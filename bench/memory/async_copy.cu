@@ -1,0 +1,317 @@
+//! Asynchronous copies into shared memory. Latency, pinned to SM 0 like the load-to-use chases: a
+//! chase whose every step is one TMA tile load (cp.async.bulk.tensor through a tensor map, or the 1-D
+//! cp.async.bulk) completing on an mbarrier, then the shared load of the next tile's index; the same
+//! step with nothing copied (mbarrier arrive, wait, shared load); a plain ld.global.cg of the same
+//! lines; cp.async of 4/8/16 bytes (.ca, .cg) beside a load and store through registers. From L2 (set
+//! warmed from SM 0) and DRAM (1 GiB). Bandwidth: TMA tiles by size and stages in flight per SM (one
+//! block per SM), cp.async against loads and stores. docs/experiments/async_copy.md.
+#include "bench/memory/bandwidth.h"
+#include "bench/memory/chase/device_chain.cuh"
+#include "bench/memory/chase/pinned.h"
+#include "bench/memory/tensor_map.h"
+#include "bench/one_block_per_sm.h"
+#include "common/arg_cache.h"
+#include "common/benchmark_compat.h"
+#include "common/chip_shape.h"
+#include "common/counter_catalog.h"
+#include "common/dispatch.h"
+#include "common/experiment.h"
+#include "common/registry.h"
+#include "kernels/memory/async_copy.cuh"
+#include "kernels/memory/pointer_chase.cuh"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+using kernels::CopyVia;
+using kernels::TmaStep;
+
+constexpr std::uint32_t kTmaSteps = 1024;  // a TMA step costs several hundred cycles
+constexpr std::uint32_t kTmaWarmup = 256;
+constexpr std::uint32_t kCopySteps = 4096;
+constexpr std::uint32_t kCopyWarmup = 1024;
+constexpr std::int64_t kLine = kernels::kTmaRowBytes;
+constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
+constexpr std::int64_t kDramSet = GiB;
+constexpr int kCopyThreads = 256;
+
+std::string sm_name() { return "sm_" + std::to_string(device().major * 10 + device().minor); }
+
+bool has_tma(benchmark::State& state) {
+  if (device().major >= 9) return true;
+  skip_benchmark(state, "the tensor memory accelerator (cp.async.bulk) needs sm_90 or newer; this GPU is " + sm_name());
+  return false;
+}
+
+bool has_cp_async(benchmark::State& state) {
+  if (device().major >= 8) return true;
+  skip_benchmark(state, "cp.async needs sm_80 or newer; this GPU is " + sm_name());
+  return false;
+}
+
+bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes + (64u << 20) <= free_bytes) return true;
+  skip_benchmark(state, "a set of " + std::to_string(bytes >> 20) + " MiB does not fit the " +
+                            std::to_string(free_bytes >> 20) + " MiB of free device memory");
+  return false;
+}
+
+// Sets L2 holds whole: walked once from SM 0 when built, and again before the counters' launch.
+bool warmed(std::size_t bytes) { return bytes <= device().l2_bytes / 2; }
+
+// The latency rows' chains, several kept at once (the TMA, bulk and plain-load rows walk the same
+// ones), a DRAM-sized one at most: the next one replaces it.
+class ChainShelf {
+ public:
+  DeviceChain& get(std::size_t bytes, std::size_t stride, std::size_t index_bytes) {
+    const std::vector<std::size_t> key{bytes, stride, index_bytes};
+    auto found = chains_.find(key);
+    if (found != chains_.end()) return *found->second;
+    if (bytes > device().l2_bytes)
+      for (auto it = chains_.begin(); it != chains_.end();)
+        it = it->first[0] > device().l2_bytes ? chains_.erase(it) : std::next(it);
+    auto made = std::make_unique<DeviceChain>(bytes, stride, index_bytes, 1, stream());
+    return *chains_.emplace(key, std::move(made)).first->second;
+  }
+
+ private:
+  std::map<std::vector<std::size_t>, std::unique_ptr<DeviceChain>> chains_;
+};
+
+ChainShelf& chains() {
+  static ArgCache<ChainShelf> shelf;  // released with the session
+  return shelf.get({0}, [] { return ChainShelf(); });
+}
+
+// Times `launch(stream, clocks, position, warmup, steps)` pinned to SM 0, walking on from the chain's
+// position; a set L2 holds is walked whole first (and before the counters' launch). Then a walk of
+// its own from place 0 must end where the host says (no check when the chain is nullptr).
+using ChaseLaunch = std::function<void(cudaStream_t, Clocks, std::uint32_t*, std::uint32_t, std::uint32_t)>;
+
+void time_chase(benchmark::State& state, DeviceChain* chain, std::size_t bytes, const ChaseLaunch& launch,
+                std::uint32_t warmup, std::uint32_t steps, const std::string& unit) {
+  static ArgCache<DeviceBuffer<std::uint32_t>> spare;  // the position of a chase with no chain
+  std::uint32_t* position =
+      chain ? chain->position() : spare.get({0}, [] { return DeviceBuffer<std::uint32_t>(2); }).data();
+  RunOptions options{{"l2_hit_rate", "dram_read_bytes"}};
+  options.profile_warm = true;
+  if (chain && warmed(bytes)) {
+    const auto nodes = static_cast<std::uint32_t>(chain->host().nodes);
+    options.rewarm = [&, nodes](cudaStream_t s) { launch(s, Clocks{}, position, nodes, 0); };
+    options.rewarm(stream());
+    finish_launched(stream());
+  }
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) { launch(s, c, position, warmup, steps); }, options);
+  report_per(state, result, unit, steps);
+  if (chain == nullptr) return;
+  DeviceBuffer<std::uint32_t> check = chain->position_at(0);
+  launch(stream(), Clocks{}, check.data(), warmup, steps);
+  finish_launched(stream());
+  chain->expect_walked(check, 0, warmup + steps);
+  state.counters["sm"] = static_cast<double>(check.download(stream())[1]) - 1.0;  // the SM asked for, read back
+}
+
+// The bandwidth rows' source: one buffer, whatever the row (its contents do not matter to the timing).
+DeviceBuffer<char>& stream_source(std::size_t bytes) {
+  static ArgCache<DeviceBuffer<char>> sources;
+  return sources.get({static_cast<std::int64_t>(bytes)}, [&] {
+    DeviceBuffer<char> made(bytes);
+    made.fill_bytes(1, stream());
+    return made;
+  });
+}
+
+// --- TMA ---------------------------------------------------------------------------------------
+
+std::uint32_t checked_tile(std::int64_t tile) {
+  if (tile < kLine || tile % kLine != 0 || tile > 256 * kLine)
+    throw std::invalid_argument("a tile is 1 to 256 rows of 128 bytes; " + std::to_string(tile) + " bytes is not");
+  return static_cast<std::uint32_t>(tile);
+}
+
+template <TmaStep Step>
+void tma_latency(benchmark::State& state) {
+  if (!has_tma(state)) return;
+  constexpr bool kCopies = Step != TmaStep::kBarrierOnly;
+  const std::size_t bytes = kCopies ? static_cast<std::size_t>(arg(state, "bytes")) : 4 * KiB;
+  const std::uint32_t tile = kCopies ? checked_tile(arg(state, "tile")) : kLine;
+  if (!fits_in_free_memory(state, bytes)) return;
+  DeviceChain& chain = chains().get(bytes, tile, tile);  // node-indexed: a node's word is the next tile
+  const CUtensorMap map = row_tile_map(chain.words(), bytes / kLine, tile / kLine);
+  const auto base = reinterpret_cast<const char*>(chain.words());
+  unsigned long long* claim = chase_claim();
+  const ChaseLaunch launch = [&, tile](cudaStream_t s, Clocks c, std::uint32_t* position, std::uint32_t warmup,
+                                       std::uint32_t steps) {
+    kernels::tma_chase<Step><<<pinned_blocks(), 1, tile + 128, s>>>(map, base, tile, tile / kLine, position, warmup,
+                                                                      steps, c, 0, claim, next_launch_id());
+  };
+  time_chase(state, kCopies ? &chain : nullptr, bytes, launch, kTmaWarmup, kTmaSteps, "load");
+}
+
+// The plain load of the same lines: ld.global.cg (L2, as the TMA), one 128-byte node per step.
+void load_latency(benchmark::State& state) {
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  if (!fits_in_free_memory(state, bytes)) return;
+  DeviceChain& chain = chains().get(bytes, kLine, kLine);
+  unsigned long long* claim = chase_claim();
+  const ChaseLaunch launch = [&](cudaStream_t s, Clocks c, std::uint32_t* position, std::uint32_t warmup,
+                                 std::uint32_t steps) {
+    kernels::pointer_chase<kernels::LoadPath::kL2Only, kLine><<<pinned_blocks(), 1, 0, s>>>(
+        chain.words(), position, warmup, steps, c, 0, claim, next_launch_id());
+  };
+  time_chase(state, &chain, bytes, launch, kCopyWarmup, kCopySteps, "load");
+}
+
+void tma_bandwidth(benchmark::State& state) {
+  if (!has_tma(state)) return;
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  const std::uint32_t tile = checked_tile(arg(state, "tile"));
+  const auto stages = static_cast<std::uint32_t>(arg(state, "stages"));
+  if (stages < 1 || stages > static_cast<std::uint32_t>(kernels::kMaxTmaStages))
+    throw std::invalid_argument("stages: 1 to " + std::to_string(kernels::kMaxTmaStages));
+  const int shared_needed = static_cast<int>(stages * tile + 128);
+  if (static_cast<std::size_t>(shared_needed) > device().shared_memory_per_block_optin_bytes) {
+    skip_benchmark(state, std::to_string(stages) + " stages of " + std::to_string(tile >> 10) +
+                              " KiB exceed a block's shared memory here");
+    return;
+  }
+  if (!fits_in_free_memory(state, bytes)) return;
+  DeviceBuffer<char>& source = stream_source(bytes);
+  const CUtensorMap map = row_tile_map(source.data(), bytes / kLine, tile / kLine);
+  const auto tiles = static_cast<std::uint32_t>(bytes / tile);
+  const int shared_bytes = one_block_per_sm(kernels::tma_stream, 32, shared_needed);
+  const int blocks = device().sm_count;
+  // About a millisecond per launch: DRAM-sized sets once, L2-sized ones many times.
+  const std::uint32_t passes = warmed(bytes) ? static_cast<std::uint32_t>(std::max<std::size_t>(1, (8 * GiB) / bytes / 8))
+                                             : 1;
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
+    kernels::tma_stream<<<blocks, 32, shared_bytes, s>>>(map, tiles, tile / kLine, stages, passes, nullptr, c);
+  });
+  report_bandwidth(state, result, static_cast<double>(tiles) * tile * passes, !warmed(bytes));
+  state.counters["bytes_in_flight"] = static_cast<double>(stages) * tile;  // per SM
+  state.counters["reps"] = passes;
+}
+
+// --- cp.async ----------------------------------------------------------------------------------
+
+template <CopyVia Via, int Width>
+void copy_latency_row(benchmark::State& state) {
+  if (!has_cp_async(state)) return;
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  if (!fits_in_free_memory(state, bytes)) return;
+  DeviceChain& chain = chains().get(bytes, kLine, 4);  // word-indexed
+  unsigned long long* claim = chase_claim();
+  const ChaseLaunch launch = [&](cudaStream_t s, Clocks c, std::uint32_t* position, std::uint32_t warmup,
+                                 std::uint32_t steps) {
+    kernels::copy_chase<Via, Width><<<pinned_blocks(), 1, 0, s>>>(chain.words(), position, warmup, steps, c, 0, claim,
+                                                                   next_launch_id());
+  };
+  time_chase(state, &chain, bytes, launch, kCopyWarmup, kCopySteps, "copy");
+}
+
+template <CopyVia Via, int Width>
+void copy_bandwidth_row(benchmark::State& state) {
+  if (!has_cp_async(state)) return;
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  if (!fits_in_free_memory(state, bytes)) return;
+  DeviceBuffer<char>& source = stream_source(bytes);
+  const auto kernel = kernels::copy_stream<Via, Width>;
+  const int shared_bytes = kernels::kCopyStages * kCopyThreads * Width;
+  int blocks_per_sm = 0;
+  GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kCopyThreads, shared_bytes));
+  const int blocks = device().sm_count * std::max(1, blocks_per_sm);
+  const std::uint32_t passes = warmed(bytes) ? static_cast<std::uint32_t>(std::max<std::size_t>(1, (8 * GiB) / bytes / 8))
+                                             : 1;
+  const std::size_t moved = bytes / (kCopyThreads * Width) * (kCopyThreads * Width) * passes;
+  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
+    kernel<<<blocks, kCopyThreads, shared_bytes, s>>>(source.data(), bytes, passes, nullptr, c);
+  });
+  report_bandwidth(state, result, static_cast<double>(moved), !warmed(bytes));
+  state.counters["blocks"] = blocks;
+  state.counters["reps"] = passes;
+}
+
+// Rows of one copy path: {bytes, width} for the widths it has.
+template <CopyVia Via, int... Widths>
+void copy_rows(const Family& family, const std::string& path, const std::vector<std::vector<std::int64_t>>& latency,
+               const std::vector<std::vector<std::int64_t>>& bandwidth) {
+  const auto by_width = [](auto row) {
+    return [row](benchmark::State& state) {
+      dispatch<Widths...>(static_cast<int>(arg(state, "width")), [&](auto width) { row(state, width); });
+    };
+  };
+  auto* l = family.gpu("AsyncCopy/copy_latency_" + path, {"bytes", "width"}, by_width([](benchmark::State& s, auto w) {
+                         copy_latency_row<Via, decltype(w)::value>(s);
+                       }));
+  for (const auto& row : latency) l->Args(row);
+  auto* b = family.gpu("AsyncCopy/copy_bandwidth_" + path, {"bytes", "width"},
+                       by_width([](benchmark::State& s, auto w) { copy_bandwidth_row<Via, decltype(w)::value>(s); }));
+  for (const auto& row : bandwidth) b->Args(row);
+}
+
+using Args = std::vector<std::vector<std::int64_t>>;
+
+GPUBENCH_FAMILY(AsyncCopy) {
+  const ChipShape& chip = family.chip();
+  // An L2 set inside the near partition (as PointerChase/direct_l2's), an L1 set, DRAM, and an L2
+  // set for bandwidth that spreads over every slice yet stays in L2.
+  const std::int64_t near_l2 = std::min<std::int64_t>(2 * MiB, static_cast<std::int64_t>(chip.l2_bytes) / 4);
+  const std::int64_t l1_set = 16 * KiB;
+  const std::int64_t l2_stream = static_cast<std::int64_t>(chip.l2_bytes) / 2 / MiB * MiB;
+  const bool quick = family.preset() == Preset::kQuick;
+
+  auto* load = family.gpu("AsyncCopy/load_latency", {"bytes"}, load_latency);
+  for (std::int64_t bytes : {near_l2, kDramSet}) load->Args({bytes});
+  family.gpu("AsyncCopy/mbarrier_latency", {}, tma_latency<TmaStep::kBarrierOnly>);
+  // Quick: a line from L2 and from DRAM, and 1, 8 and 32 KiB tiles from L2 (the cost per byte).
+  Args tma_quick{{near_l2, 128}, {kDramSet, 128}, {near_l2, 1024}, {near_l2, 8192}, {near_l2, 32768}};
+  Args tma_full;
+  for (std::int64_t bytes : {near_l2, kDramSet})
+    for (std::int64_t tile = 128; tile <= 32768; tile *= 2) tma_full.push_back({bytes, tile});
+  auto* tma = family.gpu("AsyncCopy/tma_latency", {"bytes", "tile"}, tma_latency<TmaStep::kTensor>);
+  for (const auto& row : family.pick(tma_quick, tma_full)) tma->Args(row);
+  auto* bulk = family.gpu("AsyncCopy/bulk_latency", {"bytes", "tile"}, tma_latency<TmaStep::kBulk>);
+  for (const auto& row : family.pick(Args{{near_l2, 128}, {kDramSet, 128}}, tma_full)) bulk->Args(row);
+
+  // Bytes in flight per SM = tile x stages (one block per SM).
+  Args stream_quick{{kDramSet, 1024, 4}, {kDramSet, 8192, 4}, {kDramSet, 32768, 4}, {l2_stream, 8192, 4}};
+  Args stream_full;
+  for (std::int64_t bytes : {l2_stream, kDramSet})
+    for (std::int64_t tile : {1024, 4096, 8192, 16384, 32768})
+      for (std::int64_t stages : {1, 2, 4, 6}) stream_full.push_back({bytes, tile, stages});
+  auto* tma_stream = family.gpu("AsyncCopy/tma_bandwidth", {"bytes", "tile", "stages"}, tma_bandwidth);
+  for (const auto& row : family.pick(stream_quick, stream_full)) tma_stream->Args(row);
+
+  // cp.async and the load/store it replaces: {bytes, width}. Quick: 16 bytes from L1 and L2 and 4
+  // bytes from L2 for .ca; 16 bytes from L2 for .cg; bandwidth from DRAM at 16 and 4 bytes.
+  const auto sets = [&](std::vector<std::int64_t> widths, std::vector<std::int64_t> from) {
+    Args rows;
+    for (std::int64_t bytes : from)
+      for (std::int64_t width : widths) rows.push_back({bytes, width});
+    return rows;
+  };
+  const std::vector<std::int64_t> latency_sets =
+      quick ? std::vector<std::int64_t>{l1_set, near_l2} : std::vector<std::int64_t>{l1_set, near_l2, kDramSet};
+  const std::vector<std::int64_t> bandwidth_sets =
+      quick ? std::vector<std::int64_t>{kDramSet} : std::vector<std::int64_t>{l2_stream, kDramSet};
+  const std::vector<std::int64_t> widths = quick ? std::vector<std::int64_t>{4, 16} : std::vector<std::int64_t>{4, 8, 16};
+  copy_rows<CopyVia::kLoadStoreCa, 4, 8, 16>(family, "ld_st_ca", sets(widths, latency_sets), sets(widths, bandwidth_sets));
+  copy_rows<CopyVia::kCpAsyncCa, 4, 8, 16>(family, "cp_async_ca", sets(widths, latency_sets),
+                                           sets(widths, bandwidth_sets));
+  copy_rows<CopyVia::kLoadStoreCg, 4, 8, 16>(family, "ld_st_cg", sets({16}, latency_sets), sets({16}, bandwidth_sets));
+  copy_rows<CopyVia::kCpAsyncCg, 16>(family, "cp_async_cg", sets({16}, latency_sets), sets({16}, bandwidth_sets));
+}
+
+}  // namespace
+}  // namespace gpubench
