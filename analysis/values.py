@@ -21,6 +21,15 @@ class Value(dict):
         return cls(key, section, label, None, unit, None)
 
 
+def not_run(report, registered, key, section, label, unit):
+    """"not measured", or the reason the rows registered as `registered` gave for skipping (an
+    instruction or unit the GPU lacks)."""
+    skipped = [r for r in report.all_rows if r.skipped and r.matches(registered)]
+    if skipped:
+        return Value(key, section, label, None, unit, skipped[0].short_name, f"skipped: {skipped[0].skipped}")
+    return Value.missing(key, section, label, unit)
+
+
 def size_text(size):
     for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
         if size >= scale:

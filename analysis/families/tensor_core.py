@@ -1,6 +1,7 @@
 """TensorCore: per precision, what one mma.sync and one wgmma cost (latency) and the best rate each
 reached as a fraction of the architecture's dense peak at the measured clock; wgmma's scaling with N;
 zero against random operands, with the clock each ran at (docs/experiments/tensor_core.md)."""
+from analysis import values
 from analysis.values import Value
 
 FAMILIES = ("TensorCore",)
@@ -30,11 +31,7 @@ def rate_text(row):
 
 
 def not_run(report, registered, key, label):
-    """"not measured", or the reason its rows gave for skipping (an instruction the GPU lacks)."""
-    skipped = [r for r in report.all_rows if r.skipped and r.matches(registered)]
-    if skipped:
-        return Value(key, SECTION, label, None, "fraction of peak", skipped[0].short_name, f"skipped: {skipped[0].skipped}")
-    return Value.missing(key, SECTION, label, "fraction of peak")
+    return values.not_run(report, registered, key, SECTION, label, "fraction of peak")
 
 
 def mma_sync_values(report):

@@ -1,10 +1,11 @@
 //! Asynchronous copies into shared memory. Latency, pinned to SM 0 like the load-to-use chases: a
 //! chase whose every step is one TMA tile load (cp.async.bulk.tensor through a tensor map, or the 1-D
 //! cp.async.bulk) completing on an mbarrier, then the shared load of the next tile's index; the same
-//! step with nothing copied (mbarrier arrive, wait, shared load); a plain ld.global.cg of the same
-//! lines; cp.async of 4/8/16 bytes (.ca, .cg) beside a load and store through registers. From L2 (set
-//! warmed from SM 0) and DRAM (1 GiB). Bandwidth: TMA tiles by size and stages in flight per SM (one
-//! block per SM), cp.async against loads and stores. docs/experiments/async_copy.md.
+//! step with nothing copied (mbarrier arrive, wait, shared load); plain ld.global.cg of the same lines
+//! (indexed, and load-to-use); cp.async of 4/8/16 bytes (.ca, .cg) beside a load and store through
+//! registers. From L2 (set warmed from SM 0) and DRAM (1 GiB). Bandwidth: TMA tiles by size and
+//! stages in flight per SM (one block per SM), cp.async against loads and stores.
+//! docs/experiments/async_copy.md.
 #include "bench/memory/bandwidth.h"
 #include "bench/memory/chase/device_chain.cuh"
 #include "bench/memory/chase/pinned.h"
@@ -173,6 +174,35 @@ void load_latency(benchmark::State& state) {
   time_chase(state, &chain, bytes, launch, kCopyWarmup, kCopySteps, "load");
 }
 
+// Load-to-use (`p = *p`, ld.global.cg): the same cycle order and stride laid out as addresses, so a
+// step is the load alone, without the index-to-address arithmetic the indexed chase above pays.
+void load_to_use_latency(benchmark::State& state) {
+  const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
+  if (!fits_in_free_memory(state, bytes)) return;
+  static ArgCache<DirectChain> direct_chains;
+  DirectChain& chain = direct_chains.get({arg(state, "bytes")}, [&] { return DirectChain(bytes, kLine, stream()); });
+  constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kL2Only>;
+  const auto walk = [&](cudaStream_t s, std::uint64_t* position, std::uint32_t warmup, std::uint32_t steps, Clocks c) {
+    kernel<<<pinned_blocks(), 1, 0, s>>>(position, warmup, steps, c, 0, next_launch_id());
+  };
+  RunOptions options{{"l2_hit_rate", "dram_read_bytes"}};
+  options.profile_warm = true;
+  if (warmed(bytes)) {
+    const auto nodes = static_cast<std::uint32_t>(chain.host().nodes);
+    options.rewarm = [&, nodes](cudaStream_t s) { walk(s, chain.position(), nodes, 0, Clocks{}); };
+    options.rewarm(stream());
+    finish_launched(stream());
+  }
+  const RunResult result = run(
+      state, [&](cudaStream_t s, Clocks c) { walk(s, chain.position(), kCopyWarmup, kCopySteps, c); }, options);
+  report_per(state, result, "load", kCopySteps);
+  DeviceBuffer<std::uint64_t> check = chain.position_at(0);
+  walk(stream(), check.data(), kCopyWarmup, kCopySteps, Clocks{});
+  finish_launched(stream());
+  chain.expect_walked(check, 0, kCopyWarmup + kCopySteps);
+  state.counters["sm"] = static_cast<double>(check.download(stream())[2]) - 1.0;
+}
+
 void tma_bandwidth(benchmark::State& state) {
   if (!has_tma(state)) return;
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
@@ -273,6 +303,8 @@ GPUBENCH_FAMILY(AsyncCopy) {
 
   auto* load = family.gpu("AsyncCopy/load_latency", {"bytes"}, load_latency);
   for (std::int64_t bytes : {near_l2, kDramSet}) load->Args({bytes});
+  auto* load_to_use = family.gpu("AsyncCopy/load_to_use_latency", {"bytes"}, load_to_use_latency);
+  for (std::int64_t bytes : {near_l2, kDramSet}) load_to_use->Args({bytes});
   family.gpu("AsyncCopy/mbarrier_latency", {}, tma_latency<TmaStep::kBarrierOnly>);
   // Quick: a line from L2 and from DRAM, and 1, 8 and 32 KiB tiles from L2 (the cost per byte).
   Args tma_quick{{near_l2, 128}, {kDramSet, 128}, {near_l2, 1024}, {near_l2, 8192}, {near_l2, 32768}};

@@ -53,9 +53,11 @@ __device__ __forceinline__ void bulk_load(unsigned to, const void* from, unsigne
 #endif
 }
 
+// A word of shared memory, read from memory: volatile, or ptxas forwards a shared store of the same
+// address in the same thread to the load and the load-and-store chase loses its shared load.
 __device__ __forceinline__ std::uint32_t shared_word(unsigned address) {
   std::uint32_t value;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(value) : "r"(address));
+  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(value) : "r"(address));
   return value;
 }
 

@@ -18,7 +18,7 @@ import sys
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
 # kernel (mangled-name pattern) -> what its timed loops may hold, per listing kind. SASS entries are
-# opcode prefixes (the part before the first '.': LDG, IADD3, ...) plus one required load form; PTX
+# opcode prefixes (the part before the first '.': LDG, IADD3, ...) plus the required forms; PTX
 # entries are instruction prefixes. Loop control is a counter add, a compare and the branch.
 SASS_CONTROL = {"IADD3", "VIADD", "UIADD3", "ISETP", "BRA", "NOP"}
 PTX_CONTROL = ("add.s32", "setp.", "bra")
@@ -75,6 +75,39 @@ for _rule, _kernel, _required in (
 # Hopper has no FP8 mma.sync: ptxas converts to FP16 and issues HMMA (its rows skip there, saying so).
 for _rule in ("mma_e4m3_f32", "mma_e5m2_f32"):
     RULES[_rule]["not_arch"] = "sm_90a"
+# Hopper's data movers (kernels/memory/cluster.cuh, async_copy.cuh). A DSMEM chase step is one generic
+# LD over the shared window (ld.shared::cluster compiles to LD.E with the window's high bits from
+# S2R SR_SWINHI) and the MOVs that pair the address; a TMA step is arrive.expect_tx (SYNCS.ARRIVE),
+# the copy (UTMALDG / UBLKCP, issued by one elected lane: ELECT, PLOP3, BRA.U.ANY, its operands moved
+# to uniform registers), the wait (SYNCS.PHASECHK.TRYWAIT) and the shared load of the next index; a
+# cp.async step LDGSTS, LDGDEPBAR, DEPBAR and the shared load (ptxas adds dummy LDS RZ before each
+# LDGSTS on sm_90); the register path LDG, STS and LDS. A tuple of required forms: all must appear.
+TMA_SASS = {"SYNCS", "R2UR", "UIMAD", "PLOP3", "ELECT", "SHF", "LDS", "LOP3", "IMAD", "ULOP3", "LEA"} | SASS_CONTROL
+CP_ASYNC_SASS = {"IMAD", "LDS", "LDGSTS", "LDGDEPBAR", "DEPBAR"} | SASS_CONTROL
+for _rule, _kernel, _allowed, _required in (
+        ("dsmem_chase", r"11dsmem_chaseILNS0_12SharedWindowE1E", {"LD", "MOV", "S2R"} | SASS_CONTROL, r"^LD\.E\b"),
+        ("smem_chase", r"11dsmem_chaseILNS0_12SharedWindowE0E", {"LDS"} | SASS_CONTROL, r"^LDS\b"),
+        ("dsmem_read", r"12dsmem_streamILi16ELb0ELNS0_12SharedWindowE1E",
+         {"LD", "MOV", "S2R", "IMAD", "LDC", "BSSY", "BSYNC"} | SASS_CONTROL, r"^LD\.E\.128\b"),
+        ("dsmem_write", r"12dsmem_streamILi16ELb1ELNS0_12SharedWindowE1E",
+         {"ST", "MOV", "S2R", "IMAD", "LOP3", "LDC", "BSSY", "BSYNC"} | SASS_CONTROL, r"^ST\.E\.128\b"),
+        ("tma_tensor_chase", r"9tma_chaseILNS0_7TmaStepE0E", TMA_SASS | {"UTMALDG"},
+         (r"^UTMALDG\.2D\b", r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b", r"^LDS\b")),
+        ("tma_bulk_chase", r"9tma_chaseILNS0_7TmaStepE1E", TMA_SASS | {"UBLKCP"},
+         (r"^UBLKCP\.S\.G\b", r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b", r"^LDS\b")),
+        ("tma_barrier_chase", r"9tma_chaseILNS0_7TmaStepE2E", TMA_SASS,
+         (r"^SYNCS\.ARRIVE\.TRANS64\b", r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b", r"^LDS\b")),
+        ("cp_async_ca_chase", r"10copy_chaseILNS0_7CopyViaE2ELi16E", CP_ASYNC_SASS,
+         (r"^LDGSTS\.E\.128\b", r"^DEPBAR\b", r"^LDS R")),
+        ("cp_async_ca4_chase", r"10copy_chaseILNS0_7CopyViaE2ELi4E", CP_ASYNC_SASS,
+         (r"^LDGSTS\.E\s", r"^DEPBAR\b", r"^LDS R")),
+        ("cp_async_cg_chase", r"10copy_chaseILNS0_7CopyViaE3ELi16E", CP_ASYNC_SASS,
+         (r"^LDGSTS\.E\.BYPASS\.128\b", r"^DEPBAR\b", r"^LDS R")),
+        ("load_store_ca_chase", r"10copy_chaseILNS0_7CopyViaE0ELi16E", {"IMAD", "LDG", "STS", "LDS", "MOV"} | SASS_CONTROL,
+         (r"^LDG\.E\.128\.STRONG\.SM\b", r"^STS\.128\b", r"^LDS R")),
+        ("load_store_cg_chase", r"10copy_chaseILNS0_7CopyViaE1ELi16E", {"IMAD", "LDG", "STS", "LDS", "MOV"} | SASS_CONTROL,
+         (r"^LDG\.E\.128\.STRONG\.GPU\b", r"^STS\.128\b", r"^LDS R"))):
+    RULES[_rule] = {"kernel": _kernel, "sass": (_allowed, _required)}
 # Checks that must fail: an audit that cannot catch these catches nothing.
 NEGATIVE = {
     # The indexed chase turns each loaded index into an address (IMAD.WIDE; mul.wide in PTX).
@@ -85,6 +118,8 @@ NEGATIVE = {
     "fma_as_mma": {"kernel": r"19instruction_latencyINS0_4FfmaE", "rule": "mma_f16_f32"},
     # FP8 mma.sync on Hopper: FP16 HMMA after conversions, with the product hoisted out of the loop.
     "emulated_fp8_mma": {"kernel": r"13mma_sync_loopINS0_10MmaE4m3F32ELi1E", "rule": "mma_e4m3_f32", "arch": "sm_90a"},
+    # A chase of mbarrier round trips copies nothing: it is not a TMA chase (SASS only).
+    "barrier_as_tma": {"kernel": r"9tma_chaseILNS0_7TmaStepE2E", "rule": "tma_tensor_chase"},
 }
 
 
@@ -231,8 +266,9 @@ def check(listing, kind, rule):
                     problems.append(f"loop holds {ins}")
             elif not ins.startswith(tuple(allowed)):
                 problems.append(f"loop holds {ins}")
-        if not any(re.search(required, ins) for ins in loop):
-            problems.append(f"a loop without the timed instruction ({required}): {loop}")
+        for form in (required if isinstance(required, tuple) else (required,)):
+            if not any(re.search(form, ins) for ins in loop):
+                problems.append(f"a loop without the timed instruction ({form}): {loop}")
         if kind == "sass" and ("lanes" in RULES[rule] or "three_in_one_bank" in RULES[rule]):
             problems += bank_problems(loop, RULES[rule])
     spills = [ins for _, ins in listing if re.match(r"(@\S+\s+)?(LDL|STL)\b", ins) or re.match(r"(ld|st)\.local", ins)]

@@ -1,0 +1,116 @@
+"""AsyncCopy: what a TMA tile load (and Ampere's cp.async) costs against a plain load of the same lines,
+from L2 and from DRAM, with the mbarrier round trip every TMA step pays set apart; the TMA's cost per
+byte of tile; and the bandwidth each path reaches (docs/experiments/async_copy.md)."""
+from analysis import values
+from analysis.values import Value, size_text
+
+FAMILIES = ("AsyncCopy",)
+ORDER = 16
+SECTION = "Asynchronous copies (TMA, cp.async)"
+LINE = 128
+
+
+def by_set(rows):
+    """{bytes: row} for rows of one kind."""
+    return {int(r.args["bytes"]): r for r in rows}
+
+
+def tma_values(report):
+    loads = by_set(report.rows("AsyncCopy/load_latency", "cycles_per_load"))
+    to_use = by_set(report.rows("AsyncCopy/load_to_use_latency", "cycles_per_load"))
+    tma = by_set(report.rows("AsyncCopy/tma_latency", "cycles_per_load", tile=LINE))
+    bulk = by_set(report.rows("AsyncCopy/bulk_latency", "cycles_per_load", tile=LINE))
+    barrier = report.rows("AsyncCopy/mbarrier_latency", "cycles_per_load")
+    if not tma:
+        yield values.not_run(report, "AsyncCopy/tma_latency", "memory.async.tma_latency", SECTION,
+                             "TMA tile load", "cycles")
+        return
+    sets = sorted(tma)
+    for level, bytes_ in (("L2", sets[0]), ("DRAM", sets[-1])) if len(sets) > 1 else (("L2", sets[0]),):
+        row = tma[bytes_]
+        text = f"{row.value('cycles_per_load'):.0f} cycles per 128-byte tile ({size_text(bytes_)} set)"
+        source = [row]
+        if bytes_ in loads:
+            difference = row.value("cycles_per_load") - loads[bytes_].value("cycles_per_load")
+            text += f"; ld.global.cg of the same lines {loads[bytes_].value('cycles_per_load'):.0f}: {difference:+.0f}"
+            source.append(loads[bytes_])
+        if bytes_ in to_use:
+            difference = row.value("cycles_per_load") - to_use[bytes_].value("cycles_per_load")
+            text += f"; load-to-use {to_use[bytes_].value('cycles_per_load'):.0f}: {difference:+.0f}"
+            source.append(to_use[bytes_])
+        if bytes_ in bulk:
+            text += f"; 1-D bulk copy {bulk[bytes_].value('cycles_per_load'):.0f}"
+            source.append(bulk[bytes_])
+        if barrier:
+            text += f"; mbarrier arrive + wait + shared load alone {barrier[0].value('cycles_per_load'):.0f}"
+            source.append(barrier[0])
+        yield Value(f"memory.async.tma_latency_{level.lower()}", SECTION, f"TMA tile load from {level}",
+                    row.value("cycles_per_load"), "cycles", ", ".join(r.short_name for r in source), text)
+    # The cost of a bigger tile from L2: a least-squares line over tile sizes.
+    tiles = sorted(report.rows("AsyncCopy/tma_latency", "cycles_per_load", bytes=sets[0]), key=lambda r: r.args["tile"])
+    if len(tiles) >= 3:
+        xs = [r.args["tile"] / 1024 for r in tiles]
+        ys = [r.value("cycles_per_load") for r in tiles]
+        mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+        slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
+        text = (f"{slope:.1f} cycles per KiB ({1024 / slope:.0f} B/clk for one SM's single tile), "
+                f"{mean_y - slope * mean_x:.0f} cycles at zero bytes; tiles {size_text(tiles[0].args['tile'])} to "
+                f"{size_text(tiles[-1].args['tile'])}")
+        source = f"AsyncCopy/tma_latency/bytes:{sets[0]}/tile:{tiles[0].args['tile']}..{tiles[-1].args['tile']}"
+        yield Value("memory.async.tma_cycles_per_kib", SECTION, "TMA tile load, cost per KiB (L2)", slope,
+                    "cycles/KiB", f"{source} ({len(tiles)} rows)", text)
+    stream = report.rows("AsyncCopy/tma_bandwidth", "bytes_per_second")
+    if stream:
+        largest = max(int(r.args["bytes"]) for r in stream)
+        for level, rows in (("DRAM", [r for r in stream if r.args["bytes"] == largest]),
+                            ("L2", [r for r in stream if r.args["bytes"] != largest])):
+            if not rows:
+                continue
+            top = max(rows, key=lambda r: r.value("bytes_per_second"))
+            text = (f"{top.value('bytes_per_second') / 1e12:.2f} TB/s ({top.value('bytes_per_clock_per_sm'):.1f} B/clk/SM) "
+                    f"with {size_text(top.args['tile'])} tiles x {top.args['stages']} stages per SM")
+            if top.value("fraction_of_peak") is not None:
+                text += f", {top.value('fraction_of_peak'):.0%} of the DRAM peak"
+            yield Value(f"memory.async.tma_bandwidth_{level.lower()}", SECTION, f"TMA tile loads from {level}",
+                        top.value("bytes_per_second"), "bytes/s", top.short_name, text)
+
+
+def cp_async_values(report):
+    for width, via, label in ((16, "cp_async_ca", "cp.async.ca 16 B"), (4, "cp_async_ca", "cp.async.ca 4 B"),
+                              (16, "cp_async_cg", "cp.async.cg 16 B")):
+        rows = by_set(report.rows(f"AsyncCopy/copy_latency_{via}", "cycles_per_copy", width=width))
+        register_via = via.replace("cp_async", "ld_st")
+        registers = by_set(report.rows(f"AsyncCopy/copy_latency_{register_via}", "cycles_per_copy", width=width))
+        key = f"memory.async.{via}_{width}_latency"
+        if not rows:
+            yield values.not_run(report, f"AsyncCopy/copy_latency_{via}", key, SECTION, label, "cycles")
+            continue
+        parts, source = [], []
+        for bytes_ in sorted(rows):
+            part = f"{size_text(bytes_)}: {rows[bytes_].value('cycles_per_copy'):.0f}"
+            source.append(rows[bytes_])
+            if bytes_ in registers:
+                part += f" (load + store {registers[bytes_].value('cycles_per_copy'):.0f})"
+                source.append(registers[bytes_])
+            parts.append(part)
+        first = rows[min(rows)]
+        yield Value(key, SECTION, f"{label} to shared memory, then a shared load", first.value("cycles_per_copy"),
+                    "cycles", ", ".join(r.short_name for r in source),
+                    "cycles per dependent copy by set: " + "; ".join(parts))
+    for via, label in (("cp_async_cg", "cp.async.cg 16 B"), ("ld_st_cg", "ld.global.cg + st.shared 16 B")):
+        rows = report.rows(f"AsyncCopy/copy_bandwidth_{via}", "bytes_per_second", width=16)
+        key = f"memory.async.{via}_bandwidth_dram"
+        if not rows:
+            yield values.not_run(report, f"AsyncCopy/copy_bandwidth_{via}", key, SECTION, label, "bytes/s")
+            continue
+        row = max(rows, key=lambda r: r.args["bytes"])
+        text = f"{row.value('bytes_per_second') / 1e12:.2f} TB/s from a {size_text(row.args['bytes'])} set"
+        if row.value("fraction_of_peak") is not None:
+            text += f", {row.value('fraction_of_peak'):.0%} of the DRAM peak"
+        yield Value(key, SECTION, f"{label}, global to shared (DRAM)", row.value("bytes_per_second"), "bytes/s",
+                    row.short_name, text)
+
+
+def card(report):
+    yield from tma_values(report)
+    yield from cp_async_values(report)
