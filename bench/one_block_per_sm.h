@@ -20,8 +20,8 @@ int one_block_per_sm(Kernel kernel, int threads, int at_least = 0) {
   const DeviceInfo& gpu = device();
   cudaFuncAttributes attributes{};
   GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
-  const int bytes = std::max(
-      at_least, static_cast<int>(gpu.shared_memory_per_sm_bytes / 2) + 1 - static_cast<int>(attributes.sharedSizeBytes));
+  const int bytes = std::max(at_least, static_cast<int>(gpu.shared_memory_per_sm_bytes / 2) + 1 -
+                                           static_cast<int>(attributes.sharedSizeBytes));
   GPUBENCH_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   int blocks_per_sm = 0;
   GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, bytes));

@@ -113,7 +113,8 @@ void time_chase(benchmark::State& state, DeviceChain* chain, std::size_t bytes, 
     options.rewarm(stream());
     finish_launched(stream());
   }
-  const RunResult result = run(state, [&](cudaStream_t s, Clocks c) { launch(s, c, position, warmup, steps); }, options);
+  const RunResult result = run(
+      state, [&](cudaStream_t s, Clocks c) { launch(s, c, position, warmup, steps); }, options);
   report_per(state, result, unit, steps);
   if (chain == nullptr) return;
   DeviceBuffer<std::uint32_t> check = chain->position_at(0);
@@ -155,7 +156,7 @@ void tma_latency(benchmark::State& state) {
   const ChaseLaunch launch = [&, tile](cudaStream_t s, Clocks c, std::uint32_t* position, std::uint32_t warmup,
                                        std::uint32_t steps) {
     kernels::tma_chase<Step><<<pinned_blocks(), 1, tile + 128, s>>>(map, base, tile, tile / kLine, position, warmup,
-                                                                      steps, c, 0, claim, next_launch_id());
+                                                                    steps, c, 0, claim, next_launch_id());
   };
   time_chase(state, kCopies ? &chain : nullptr, bytes, launch, kTmaWarmup, kTmaSteps, "load");
 }
@@ -168,8 +169,8 @@ void load_latency(benchmark::State& state) {
   unsigned long long* claim = chase_claim();
   const ChaseLaunch launch = [&](cudaStream_t s, Clocks c, std::uint32_t* position, std::uint32_t warmup,
                                  std::uint32_t steps) {
-    kernels::pointer_chase<kernels::LoadPath::kL2Only, kLine><<<pinned_blocks(), 1, 0, s>>>(
-        chain.words(), position, warmup, steps, c, 0, claim, next_launch_id());
+    kernels::pointer_chase<kernels::LoadPath::kL2Only, kLine>
+        <<<pinned_blocks(), 1, 0, s>>>(chain.words(), position, warmup, steps, c, 0, claim, next_launch_id());
   };
   time_chase(state, &chain, bytes, launch, kCopyWarmup, kCopySteps, "load");
 }
@@ -223,8 +224,8 @@ void tma_bandwidth(benchmark::State& state) {
   const int shared_bytes = one_block_per_sm(kernels::tma_stream, 32, shared_needed);
   const int blocks = device().sm_count;
   // About a millisecond per launch: DRAM-sized sets once, L2-sized ones many times.
-  const std::uint32_t passes = warmed(bytes) ? static_cast<std::uint32_t>(std::max<std::size_t>(1, (8 * GiB) / bytes / 8))
-                                             : 1;
+  const std::uint32_t passes =
+      warmed(bytes) ? static_cast<std::uint32_t>(std::max<std::size_t>(1, (8 * GiB) / bytes / 8)) : 1;
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernels::tma_stream<<<blocks, 32, shared_bytes, s>>>(map, tiles, tile / kLine, stages, passes, nullptr, c);
   });
@@ -244,8 +245,8 @@ void copy_latency_row(benchmark::State& state) {
   unsigned long long* claim = chase_claim();
   const ChaseLaunch launch = [&](cudaStream_t s, Clocks c, std::uint32_t* position, std::uint32_t warmup,
                                  std::uint32_t steps) {
-    kernels::copy_chase<Via, Width><<<pinned_blocks(), 1, 0, s>>>(chain.words(), position, warmup, steps, c, 0, claim,
-                                                                   next_launch_id());
+    kernels::copy_chase<Via, Width>
+        <<<pinned_blocks(), 1, 0, s>>>(chain.words(), position, warmup, steps, c, 0, claim, next_launch_id());
   };
   time_chase(state, &chain, bytes, launch, kCopyWarmup, kCopySteps, "copy");
 }
@@ -261,8 +262,8 @@ void copy_bandwidth_row(benchmark::State& state) {
   int blocks_per_sm = 0;
   GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kCopyThreads, shared_bytes));
   const int blocks = device().sm_count * std::max(1, blocks_per_sm);
-  const std::uint32_t passes = warmed(bytes) ? static_cast<std::uint32_t>(std::max<std::size_t>(1, (8 * GiB) / bytes / 8))
-                                             : 1;
+  const std::uint32_t passes =
+      warmed(bytes) ? static_cast<std::uint32_t>(std::max<std::size_t>(1, (8 * GiB) / bytes / 8)) : 1;
   const std::size_t moved = bytes / (kCopyThreads * Width) * (kCopyThreads * Width) * passes;
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
     kernel<<<blocks, kCopyThreads, shared_bytes, s>>>(source.data(), bytes, passes, nullptr, c);
@@ -281,9 +282,8 @@ void copy_rows(const Family& family, const std::string& path, const std::vector<
       dispatch<Widths...>(static_cast<int>(arg(state, "width")), [&](auto width) { row(state, width); });
     };
   };
-  auto* l = family.gpu("AsyncCopy/copy_latency_" + path, {"bytes", "width"}, by_width([](benchmark::State& s, auto w) {
-                         copy_latency_row<Via, decltype(w)::value>(s);
-                       }));
+  auto* l = family.gpu("AsyncCopy/copy_latency_" + path, {"bytes", "width"},
+                       by_width([](benchmark::State& s, auto w) { copy_latency_row<Via, decltype(w)::value>(s); }));
   for (const auto& row : latency) l->Args(row);
   auto* b = family.gpu("AsyncCopy/copy_bandwidth_" + path, {"bytes", "width"},
                        by_width([](benchmark::State& s, auto w) { copy_bandwidth_row<Via, decltype(w)::value>(s); }));
@@ -299,7 +299,6 @@ GPUBENCH_FAMILY(AsyncCopy) {
   const std::int64_t near_l2 = std::min<std::int64_t>(2 * MiB, static_cast<std::int64_t>(chip.l2_bytes) / 4);
   const std::int64_t l1_set = 16 * KiB;
   const std::int64_t l2_stream = static_cast<std::int64_t>(chip.l2_bytes) / 2 / MiB * MiB;
-  const bool quick = family.preset() == Preset::kQuick;
 
   auto* load = family.gpu("AsyncCopy/load_latency", {"bytes"}, load_latency);
   for (std::int64_t bytes : {near_l2, kDramSet}) load->Args({bytes});
@@ -325,24 +324,24 @@ GPUBENCH_FAMILY(AsyncCopy) {
   auto* tma_stream = family.gpu("AsyncCopy/tma_bandwidth", {"bytes", "tile", "stages"}, tma_bandwidth);
   for (const auto& row : family.pick(stream_quick, stream_full)) tma_stream->Args(row);
 
-  // cp.async and the load/store it replaces: {bytes, width}. Quick: 16 bytes from L1 and L2 and 4
-  // bytes from L2 for .ca; 16 bytes from L2 for .cg; bandwidth from DRAM at 16 and 4 bytes.
+  // cp.async and the load/store it replaces: {bytes, width}. Quick: 16 bytes from L1 (.ca) and L2,
+  // 4 bytes from L2 (.ca), bandwidth of 16 bytes from DRAM; full: every width from L1, L2 and DRAM.
   const auto sets = [&](std::vector<std::int64_t> widths, std::vector<std::int64_t> from) {
     Args rows;
     for (std::int64_t bytes : from)
       for (std::int64_t width : widths) rows.push_back({bytes, width});
     return rows;
   };
-  const std::vector<std::int64_t> latency_sets =
-      quick ? std::vector<std::int64_t>{l1_set, near_l2} : std::vector<std::int64_t>{l1_set, near_l2, kDramSet};
-  const std::vector<std::int64_t> bandwidth_sets =
-      quick ? std::vector<std::int64_t>{kDramSet} : std::vector<std::int64_t>{l2_stream, kDramSet};
-  const std::vector<std::int64_t> widths = quick ? std::vector<std::int64_t>{4, 16} : std::vector<std::int64_t>{4, 8, 16};
-  copy_rows<CopyVia::kLoadStoreCa, 4, 8, 16>(family, "ld_st_ca", sets(widths, latency_sets), sets(widths, bandwidth_sets));
-  copy_rows<CopyVia::kCpAsyncCa, 4, 8, 16>(family, "cp_async_ca", sets(widths, latency_sets),
-                                           sets(widths, bandwidth_sets));
-  copy_rows<CopyVia::kLoadStoreCg, 4, 8, 16>(family, "ld_st_cg", sets({16}, latency_sets), sets({16}, bandwidth_sets));
-  copy_rows<CopyVia::kCpAsyncCg, 16>(family, "cp_async_cg", sets({16}, latency_sets), sets({16}, bandwidth_sets));
+  const std::vector<std::int64_t> widths{4, 8, 16};
+  const Args ca_latency =
+      family.pick(Args{{l1_set, 16}, {near_l2, 4}, {near_l2, 16}}, sets(widths, {l1_set, near_l2, kDramSet}));
+  const Args ca_bandwidth = family.pick(Args{{kDramSet, 16}}, sets(widths, {l2_stream, kDramSet}));
+  const Args cg_latency = family.pick(Args{{near_l2, 16}}, sets({16}, {l1_set, near_l2, kDramSet}));
+  const Args cg_bandwidth = family.pick(Args{{kDramSet, 16}}, sets({16}, {l2_stream, kDramSet}));
+  copy_rows<CopyVia::kLoadStoreCa, 4, 8, 16>(family, "ld_st_ca", ca_latency, ca_bandwidth);
+  copy_rows<CopyVia::kCpAsyncCa, 4, 8, 16>(family, "cp_async_ca", ca_latency, ca_bandwidth);
+  copy_rows<CopyVia::kLoadStoreCg, 4, 8, 16>(family, "ld_st_cg", cg_latency, cg_bandwidth);
+  copy_rows<CopyVia::kCpAsyncCg, 16>(family, "cp_async_cg", cg_latency, cg_bandwidth);
 }
 
 }  // namespace

@@ -38,8 +38,8 @@ constexpr std::uint32_t kStreamBytes = 64 * 1024;
 bool has_clusters(benchmark::State& state) {
   const DeviceInfo& gpu = device();
   if (gpu.major >= 9) return true;
-  skip_benchmark(state, "thread-block clusters need sm_90 or newer; this GPU is sm_" +
-                            std::to_string(gpu.major * 10 + gpu.minor));
+  skip_benchmark(
+      state, "thread-block clusters need sm_90 or newer; this GPU is sm_" + std::to_string(gpu.major * 10 + gpu.minor));
   return false;
 }
 
@@ -48,8 +48,8 @@ bool has_clusters(benchmark::State& state) {
 template <class... Params>
 std::optional<int> clusters_that_fit(benchmark::State& state, void (*kernel)(Params...), int cluster, int threads,
                                      int shared_bytes) {
-  const int clusters = resident_clusters(kernel, static_cast<unsigned>(cluster), static_cast<unsigned>(threads),
-                                         shared_bytes);
+  const int clusters =
+      resident_clusters(kernel, static_cast<unsigned>(cluster), static_cast<unsigned>(threads), shared_bytes);
   if (clusters > 0) return clusters;
   skip_benchmark(state, "a cluster of " + std::to_string(cluster) + " blocks, one per SM (" +
                             std::to_string(shared_bytes >> 10) + " KiB of shared memory each), does not fit this GPU" +
@@ -108,11 +108,11 @@ void stream_row(benchmark::State& state, int cluster) {
   static ArgCache<DeviceBuffer<std::uint32_t>> outs;
   const std::size_t out_words =
       static_cast<std::size_t>(blocks) * std::max<std::size_t>(kStreamThreads, kStreamBytes / 4);
-  DeviceBuffer<std::uint32_t>& out = outs.get({static_cast<std::int64_t>(out_words)},
-                                              [&] { return DeviceBuffer<std::uint32_t>(out_words); });
+  DeviceBuffer<std::uint32_t>& out =
+      outs.get({static_cast<std::int64_t>(out_words)}, [&] { return DeviceBuffer<std::uint32_t>(out_words); });
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
-    launch_clusters(kernel, static_cast<unsigned>(blocks), kStreamThreads, shared_bytes,
-                    static_cast<unsigned>(cluster), s, out.data(), kStreamBytes, reps, c);
+    launch_clusters(kernel, static_cast<unsigned>(blocks), kStreamThreads, shared_bytes, static_cast<unsigned>(cluster),
+                    s, out.data(), kStreamBytes, reps, c);
   });
   const double bytes = static_cast<double>(blocks) * reps * kStreamBytes;
   report_bandwidth(state, result, bytes, false);

@@ -41,8 +41,8 @@ void launch_clusters(void (*kernel)(Params...), unsigned blocks, unsigned thread
 template <class... Params>
 int resident_clusters(void (*kernel)(Params...), unsigned cluster, unsigned threads, int shared_bytes) {
   if (cluster > 8)
-    GPUBENCH_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                       cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    GPUBENCH_CUDA(
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config(cluster, threads, shared_bytes, cluster, nullptr, attribute);
   int clusters = 0;

@@ -29,16 +29,6 @@ std::string cuda_text(cudaError_t code) {
   return std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ")";
 }
 
-// Whether the build holds SASS (not only PTX) for this compute capability.
-bool built_with_sass_for(int major, int minor) {
-  const std::string arch = std::to_string(major * 10 + minor);
-  std::stringstream list(GPUBENCH_CUDA_ARCHITECTURES);
-  for (std::string entry; std::getline(list, entry, ';');) {
-    if (entry == arch || entry == arch + "-real") return true;
-  }
-  return false;
-}
-
 void check_device_usable(int index) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
@@ -64,6 +54,18 @@ void check_device_usable(int index) {
 }
 
 }  // namespace
+
+bool architectures_have_sass_for(const std::string& architectures, int major, int minor) {
+  const std::string arch = std::to_string(major * 10 + minor);
+  std::stringstream list(architectures);
+  for (std::string entry; std::getline(list, entry, ';');) {
+    const std::size_t real = entry.rfind("-real");
+    if (real != std::string::npos && real + 5 == entry.size()) entry.erase(real);
+    // 90a and 100f: SASS for 9.0 (10.x) with the architecture- or family-specific instructions.
+    if (entry == arch || entry == arch + "a" || entry == arch + "f") return true;
+  }
+  return false;
+}
 
 void GpuSession::select_device(int index) { g_selected_device = index; }
 int GpuSession::selected_device() { return g_selected_device; }
@@ -92,7 +94,7 @@ std::optional<std::string> GpuSession::unavailable_reason() {
 }
 
 GpuSession::GpuSession(int index) : info_((check_device_usable(index), query_device(index))), spans_(kSpanRingSize) {
-  native_code_ = built_with_sass_for(info_.major, info_.minor);
+  native_code_ = architectures_have_sass_for(GPUBENCH_CUDA_ARCHITECTURES, info_.major, info_.minor);
   if (!native_code_)
     std::fprintf(stderr,
                  "gpubench: warning: no SASS for sm_%d%d in this build; the driver JIT-compiles PTX, so "

@@ -38,8 +38,8 @@ __device__ __forceinline__ void tensor_tile_load(unsigned to, const CUtensorMap*
                                                  unsigned barrier) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          to),
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+          "r"(to),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(0), "r"(tile * box_rows), "r"(barrier)
       : "memory");
 #endif
@@ -79,9 +79,13 @@ __device__ __forceinline__ uint4 load_vector(const void* from) {
       asm volatile("ld.global.cg.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(from));
   } else {
     if constexpr (Via == CopyVia::kLoadStoreCa)
-      asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from));
+      asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(from));
     else
-      asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from));
+      asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(from));
   }
   return v;
 }
@@ -93,7 +97,8 @@ __device__ __forceinline__ void store_vector(unsigned to, uint4 v) {
   else if constexpr (Width == 8)
     asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(to), "r"(v.x), "r"(v.y) : "memory");
   else
-    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(to), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(to), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
 }
 
 // Width bytes from global `from` into shared `to`, as Via says; cp.async completes at the next wait.

@@ -164,16 +164,15 @@ static __global__ void dsmem_chase(const std::uint32_t* words, std::uint32_t wor
 // buffer becomes dsmem_word(writer, i) ^ 0x00800000 (so a missed write shows), copied to
 // out[r * words + i] after the cluster's last write.
 template <int Width, bool Write, SharedWindow Window>
-static __global__ void dsmem_stream(std::uint32_t* out, std::uint32_t buffer_bytes, std::uint32_t reps,
-                                    Clocks clocks) {
+static __global__ void dsmem_stream(std::uint32_t* out, std::uint32_t buffer_bytes, std::uint32_t reps, Clocks clocks) {
   extern __shared__ __align__(16) std::uint32_t buffer[];
   const unsigned rank = cluster::rank();
   const std::uint32_t words = buffer_bytes / 4u;
   for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) buffer[i] = dsmem_word(rank, i);
   cluster::sync();
   const unsigned block_base = static_cast<unsigned>(__cvta_generic_to_shared(buffer));
-  const unsigned target = Window == SharedWindow::kCluster ? cluster::map_to(block_base, (rank + 1) % cluster::size())
-                                                           : block_base;
+  const unsigned target =
+      Window == SharedWindow::kCluster ? cluster::map_to(block_base, (rank + 1) % cluster::size()) : block_base;
   const std::uint32_t accesses = buffer_bytes / Width;
   const std::uint32_t written = dsmem_word(rank, 0) ^ 0x00800000u;
   std::uint32_t sum = 0;

@@ -20,3 +20,20 @@ TEST(HarnessWithoutGpu, BenchmarkBecomesAnErrorRowWithOneLineReason) {
 }
 
 }  // namespace gpubench::testing
+
+namespace gpubench {
+namespace {
+
+// An sm_90a build runs natively on every sm_90 GPU: the session must not warn that it JIT-compiles.
+TEST(BuildArchitectures, ArchitectureSpecificSassCountsAsNativeCode) {
+  EXPECT_TRUE(architectures_have_sass_for("90a-real", 9, 0));
+  EXPECT_TRUE(architectures_have_sass_for("80-real;90a-real;100-real;100-virtual", 9, 0));
+  EXPECT_TRUE(architectures_have_sass_for("90", 9, 0));
+  EXPECT_TRUE(architectures_have_sass_for("100f-real", 10, 0));
+  EXPECT_FALSE(architectures_have_sass_for("90-virtual", 9, 0));
+  EXPECT_FALSE(architectures_have_sass_for("80-real;100-virtual", 10, 0));
+  EXPECT_FALSE(architectures_have_sass_for("90a-real", 8, 9));
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -42,8 +42,8 @@ void check_tma_chase(std::uint32_t tile) {
   DeviceBuffer<CycleSpan> span(1);
   span.fill_bytes(0);
   kernels::tma_chase<Step><<<1, 1, tile + 128>>>(map, reinterpret_cast<const char*>(chain.words()), tile, tile / 128,
-                                                 position.data(), kWarmup, kSteps, Clocks{span.data()},
-                                                 kernels::kAnySm, nullptr, 0);
+                                                 position.data(), kWarmup, kSteps, Clocks{span.data()}, kernels::kAnySm,
+                                                 nullptr, 0);
   GPUBENCH_CUDA_LAUNCHED();
   EXPECT_NO_THROW(chain.expect_walked(position, 0, kWarmup + kSteps))
       << (Step == TmaStep::kTensor ? "tensor" : "bulk") << " tile of " << tile << " bytes";
@@ -62,8 +62,8 @@ TEST(AsyncCopyKernels, TmaChasesEndWhereTheHostSays) {
   const CUtensorMap map = row_tile_map(chain.words(), 32, 1);
   DeviceBuffer<std::uint32_t> position(2);
   position.fill_bytes(0);
-  kernels::tma_chase<TmaStep::kBarrierOnly><<<1, 1, 256>>>(map, nullptr, 128, 1, position.data(), kWarmup, kSteps,
-                                                           Clocks{}, kernels::kAnySm, nullptr, 0);
+  kernels::tma_chase<TmaStep::kBarrierOnly>
+      <<<1, 1, 256>>>(map, nullptr, 128, 1, position.data(), kWarmup, kSteps, Clocks{}, kernels::kAnySm, nullptr, 0);
   GPUBENCH_CUDA_LAUNCHED();
   EXPECT_GT(position.download()[1], 0u) << "the barrier-only chase did not finish";
 }
@@ -99,8 +99,8 @@ template <CopyVia Via, int Width>
 void check_copy_chase(const char* name) {
   DeviceChain chain(64 << 10, 128, 4, 1, nullptr);
   DeviceBuffer<std::uint32_t> position = chain.position_at(0);
-  kernels::copy_chase<Via, Width><<<1, 1>>>(chain.words(), position.data(), kWarmup, kSteps, Clocks{}, kernels::kAnySm,
-                                            nullptr, 0);
+  kernels::copy_chase<Via, Width>
+      <<<1, 1>>>(chain.words(), position.data(), kWarmup, kSteps, Clocks{}, kernels::kAnySm, nullptr, 0);
   GPUBENCH_CUDA_LAUNCHED();
   EXPECT_NO_THROW(chain.expect_walked(position, 0, kWarmup + kSteps)) << name << ", " << Width << " bytes";
 }
@@ -136,8 +136,10 @@ void check_copy_stream(const char* name) {
   for (std::uint32_t b = 0; b < kBlocks; ++b)
     for (std::uint32_t t = 0; t < kThreads; ++t) {
       std::uint32_t want = 0;
-      for (std::uint32_t c = b; c < kChunks; c += kBlocks) want += static_cast<std::uint32_t>((c * kChunkBytes + t * Width) / 4);
-      ASSERT_EQ(got[b * kThreads + t], want * kPasses) << name << ", " << Width << " bytes: block " << b << ", thread " << t;
+      for (std::uint32_t c = b; c < kChunks; c += kBlocks)
+        want += static_cast<std::uint32_t>((c * kChunkBytes + t * Width) / 4);
+      ASSERT_EQ(got[b * kThreads + t], want * kPasses)
+          << name << ", " << Width << " bytes: block " << b << ", thread " << t;
     }
 }
 

@@ -28,11 +28,11 @@ int device_attribute(cudaDeviceAttr attribute) {
   return value;
 }
 
-#define GPUBENCH_REQUIRE_CLUSTERS()                                                      \
-  do {                                                                                   \
-    GPUBENCH_REQUIRE_GPU();                                                              \
-    if (device_attribute(cudaDevAttrComputeCapabilityMajor) < 9)                         \
-      GTEST_SKIP() << "thread-block clusters need sm_90 or newer; this GPU has none";    \
+#define GPUBENCH_REQUIRE_CLUSTERS()                                                   \
+  do {                                                                                \
+    GPUBENCH_REQUIRE_GPU();                                                           \
+    if (device_attribute(cudaDevAttrComputeCapabilityMajor) < 9)                      \
+      GTEST_SKIP() << "thread-block clusters need sm_90 or newer; this GPU has none"; \
   } while (0)
 
 // Dynamic shared memory for one block per SM (more than half an SM's), at least `at_least`.
@@ -51,7 +51,8 @@ TEST(ClusterKernels, ChaseInEveryBlockOfEveryClusterSizeEndsWhereTheHostSays) {
   const auto words = static_cast<std::uint32_t>(chain.host().word_count());
   std::vector<std::string> not_run;
   for (int size = 1; size <= 16; ++size) {
-    const auto kernel = size == 1 ? kernels::dsmem_chase<SharedWindow::kBlock> : kernels::dsmem_chase<SharedWindow::kCluster>;
+    const auto kernel =
+        size == 1 ? kernels::dsmem_chase<SharedWindow::kBlock> : kernels::dsmem_chase<SharedWindow::kCluster>;
     const int shared = one_per_sm_bytes(kernel, 32 << 10);
     if (resident_clusters(kernel, size, kThreads, shared) == 0) {
       not_run.push_back(std::to_string(size));
@@ -96,8 +97,8 @@ void check_stream(int size) {
   launch_clusters(kernel, blocks, kThreads, shared, size, nullptr, out.data(), kBytes, kReps, Clocks{});
   GPUBENCH_CUDA_LAUNCHED();
   const std::vector<std::uint32_t> got = out.download();
-  const std::string what = std::string(Write ? "write" : "read") + ", cluster " + std::to_string(size) + ", width " +
-                           std::to_string(Width);
+  const std::string what =
+      std::string(Write ? "write" : "read") + ", cluster " + std::to_string(size) + ", width " + std::to_string(Width);
   for (int block = 0; block < blocks; ++block) {
     const unsigned rank = static_cast<unsigned>(block % size);
     if constexpr (Write) {
