@@ -6,6 +6,7 @@ one listed difference (CardIsUnchanged.CHANGED_TEXT)."""
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -433,6 +434,59 @@ class CardOfTensorCores(unittest.TestCase):
         zero = self.report.rows("TensorCore/wgmma_f16_f32_ss", operands=0, **args)[0]
         self.assertAlmostEqual(value["value"], random.value("tensor_tops") / zero.value("tensor_tops"))
         self.assertIn(f"{zero.value('sm_mhz'):.0f} MHz", value["text"])
+
+
+class CardOfDataMovers(unittest.TestCase):
+    """The H100 suite of 2026-11-24 (test/fixtures/h100-async.json): clusters and asynchronous copies."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.report = load(fixture("h100-async"))
+        cls.got = values(cls.report)
+
+    def test_dsmem_latency_is_the_median_over_the_ranks_with_their_sms(self):
+        rows = self.report.rows("Cluster/dsmem_latency", "cycles_per_load", cluster=16)
+        remote = sorted(r.value("cycles_per_load") for r in rows if r.args["rank"] > 0)
+        value = self.got["memory.cluster.dsmem_latency_16"]
+        self.assertAlmostEqual(value["value"], statistics.median(remote))
+        slow = max(rows, key=lambda r: r.value("cycles_per_load"))
+        self.assertIn(f"SM {slow.value('sm'):.0f} to {slow.value('peer_sm'):.0f}", value["text"])
+        local = self.got["memory.cluster.smem_latency"]
+        self.assertLess(local["value"] * 4, value["value"])  # another SM's memory is several times farther
+
+    def test_remote_bandwidth_is_set_against_the_local_one(self):
+        local = self.report.rows("Cluster/dsmem_bandwidth", cluster=1, width=16, write=0)[0]
+        remote = self.report.rows("Cluster/dsmem_bandwidth", cluster=2, width=16, write=0)[0]
+        value = self.got["memory.cluster.bandwidth_reads_2"]
+        share = remote.value("bytes_per_clock_per_block") / local.value("bytes_per_clock_per_block")
+        self.assertIn(f"({share:.0%} of own)", value["text"])
+
+    def test_tma_latency_names_its_difference_from_both_loads_and_the_barrier(self):
+        value = self.got["memory.async.tma_latency_l2"]
+        tma = self.report.rows("AsyncCopy/tma_latency", bytes=2097152, tile=128)[0]
+        to_use = self.report.rows("AsyncCopy/load_to_use_latency", bytes=2097152)[0]
+        self.assertEqual(value["value"], tma.value("cycles_per_load"))
+        self.assertIn(f"{tma.value('cycles_per_load') - to_use.value('cycles_per_load'):+.0f}", value["text"])
+        self.assertIn("mbarrier", value["text"])
+        self.assertIn("AsyncCopy/load_to_use_latency/bytes:2097152", value["source"])
+        self.assertIn("tma_latency_dram", " ".join(self.got))
+
+    def test_cost_per_kib_is_the_slope_over_tile_sizes(self):
+        rows = self.report.rows("AsyncCopy/tma_latency", "cycles_per_load", bytes=2097152)
+        by_tile = {r.args["tile"]: r.value("cycles_per_load") for r in rows}
+        value = self.got["memory.async.tma_cycles_per_kib"]
+        # A line through the end points and the fitted slope agree to a cycle per KiB on these rows.
+        ends = (by_tile[max(by_tile)] - by_tile[min(by_tile)]) / ((max(by_tile) - min(by_tile)) / 1024)
+        self.assertAlmostEqual(value["value"], ends, delta=1.0)
+
+    def test_missing_gpu_support_reads_as_the_skip_reason(self):
+        raw = {"name": "AsyncCopy/tma_latency/bytes:2097152/tile:128/manual_time", "run_name":
+               "AsyncCopy/tma_latency/bytes:2097152/tile:128/manual_time", "skipped": True,
+               "skip_message": "the tensor memory accelerator (cp.async.bulk) needs sm_90 or newer; this GPU is sm_80"}
+        report = report_model.Report({}, [report_model.Row(raw)])
+        value = values(report)["memory.async.tma_latency"]
+        self.assertIsNone(value["value"])
+        self.assertIn("needs sm_90", value["text"])
 
 
 if __name__ == "__main__":
