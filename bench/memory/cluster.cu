@@ -74,7 +74,9 @@ void chase(benchmark::State& state, int cluster, int rank) {
   if (!clusters_that_fit(state, kernel, cluster, kChaseThreads, shared_bytes)) return;
   DeviceChain& chain = shared_chain();
   const auto words = static_cast<std::uint32_t>(chain.host().word_count());
-  DeviceBuffer<std::uint32_t> sms(static_cast<std::size_t>(cluster));
+  static ArgCache<DeviceBuffer<std::uint32_t>> sm_ids;  // one per case, not per trial
+  DeviceBuffer<std::uint32_t>& sms =
+      sm_ids.get({cluster}, [&] { return DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(cluster)); });
   const auto launch = [&](cudaStream_t s, Clocks clocks, std::uint32_t* position) {
     launch_clusters(kernel, static_cast<unsigned>(cluster), kChaseThreads, shared_bytes, static_cast<unsigned>(cluster),
                     s, chain.words(), words, position, static_cast<unsigned>(rank), kWarmupLoads, kTimedLoads,

@@ -132,6 +132,20 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
+// A one-thread chase: `warmup` untimed steps, then `steps` timed ones (the span waits for the last
+// step's value); returns where the walk stopped.
+template <class Step>
+__device__ __forceinline__ std::uint32_t timed_chase(Step step, std::uint32_t at, std::uint32_t warmup,
+                                                     std::uint32_t steps, Clocks clocks) {
+#pragma unroll 1
+  for (std::uint32_t i = 0; i < warmup; ++i) at = step(at);
+  const Clocks::Stamp start = clocks.begin_after(at);
+#pragma unroll 1
+  for (std::uint32_t i = 0; i < steps; ++i) at = step(at);
+  clocks.end_after_here(start, at);
+  return at;
+}
+
 }  // namespace async_detail
 
 // TMA latency: one thread chases tiles. The chain (DeviceChain, node-indexed: one node per tile of
@@ -175,12 +189,7 @@ static __global__ void tma_chase(const __grid_constant__ CUtensorMap map, const 
     return shared_word(tile + 4u * (Step == TmaStep::kBarrierOnly ? at : 0u));
   };
   std::uint32_t at = Step == TmaStep::kBarrierOnly ? 0u : position[0];
-#pragma unroll 1
-  for (std::uint32_t i = 0; i < warmup; ++i) at = step(at);
-  const Clocks::Stamp start = clocks.begin_after(at);
-#pragma unroll 1
-  for (std::uint32_t i = 0; i < steps; ++i) at = step(at);
-  clocks.end_after_here(start, at);
+  at = timed_chase(step, at, warmup, steps, clocks);
   if constexpr (Step != TmaStep::kBarrierOnly) position[0] = at;
   position[1] = sm_id() + 1u;
 #endif
@@ -259,12 +268,7 @@ static __global__ void copy_chase(const std::uint32_t* words, std::uint32_t* pos
     return shared_word(to);
   };
   std::uint32_t at = position[0];
-#pragma unroll 1
-  for (std::uint32_t i = 0; i < warmup; ++i) at = step(at);
-  const Clocks::Stamp start = clocks.begin_after(at);
-#pragma unroll 1
-  for (std::uint32_t i = 0; i < steps; ++i) at = step(at);
-  clocks.end_after_here(start, at);
+  at = timed_chase(step, at, warmup, steps, clocks);
   position[0] = at;
   position[1] = sm_id() + 1u;
 #endif
