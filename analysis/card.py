@@ -49,7 +49,7 @@ class Card:
         c = self.context
         rows = self.report.all_rows
         flagged = sum(1 for r in rows if r.get("clock_flagged"))
-        return {
+        device = {
             "name": c.get("gpu_name", NOT_MEASURED),
             "compute_capability": c.get("gpu_compute_capability"),
             "sm_count": c.get("gpu_sm_count"),
@@ -66,6 +66,12 @@ class Card:
             "rows_clock_flagged": flagged,
             "date": c.get("date"),
         }
+        # Runs with NVML: rows the power cap or temperature held back (only when there are any).
+        for cap in ("power_capped", "thermal_capped"):
+            capped = sum(1 for r in rows if r.get(cap))
+            if capped:
+                device[f"rows_{cap}"] = capped
+        return device
 
     def to_json(self):
         card = {"device": self.device(), "values": self.values}
@@ -86,6 +92,10 @@ class Card:
         if d["rows_clock_flagged"]:
             warnings.append(f"{d['rows_clock_flagged']} row(s) ran with the SM clock under 97% of rated or drifting "
                             "over 1% (see their labels)")
+        for cap, what in (("power_capped", "the power cap"), ("thermal_capped", "temperature")):
+            if d.get(f"rows_{cap}"):
+                warnings.append(f"{d[f'rows_{cap}']} row(s) ran with {what} holding the clocks back (NVML; see "
+                                "their labels and clock_reasons)")
         if self.failed:
             warnings.append(f"{len(self.failed)} row(s) failed; the values of their families may come from fewer rows "
                             f"than asked, or read \"not measured\" (see \"{FAILED_SECTION}\")")

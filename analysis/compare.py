@@ -25,7 +25,8 @@ if __package__ in (None, ""):  # run as a script: the package is the folder abov
 from analysis import cli  # noqa: E402
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
 NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "family_index",
-                  "per_family_instance_index", "real_time", "cpu_time", "clock_flagged"}
+                  "per_family_instance_index", "real_time", "cpu_time", "clock_flagged",
+                  "power_capped", "thermal_capped", "clock_reasons"}
 CONTEXT_KEYS = [("GPU", "gpu_name"), ("SM clock (MHz, measured)", "gpu_sm_clock_mhz_measured"),
                 ("driver", "cuda_driver_version"), ("counters", "gpubench_counters"), ("cold L2", "gpubench_cold_l2"),
                 ("preset", "gpubench_preset"), ("Google Benchmark build", "library_build_type"), ("date", "date")]

@@ -22,6 +22,23 @@ const std::vector<CounterDescription>& harness_counters() {
        "harness"},
       {"clock_flagged", "flag", K::kMeasured,
        "1: the SM clock ran under 97% of rated or drifted over 1% (the row's label says which)", "harness"},
+      {"power_w", "W", K::kMeasured,
+       "board power over the timed launches: NVML's energy counter over the window (>= 0.2 s), else its power "
+       "reading at the end; idle gaps between launches included",
+       "harness"},
+      {"power_limit_w", "W", K::kMeasured, "the enforced board power limit (NVML)", "harness"},
+      {"clock_reasons", "bits", K::kMeasured,
+       "NVML clocks-event reasons seen before or after the timed launches (nvmlClocksEventReason* bits: 0x4 "
+       "software power cap, 0x8 hardware slowdown, 0x20/0x40 thermal, 0x80 power brake)",
+       "harness"},
+      {"power_capped", "flag", K::kMeasured,
+       "1: the power cap held the clocks back during the timed launches (reason bits, or NVML's power "
+       "violation time grew); the label says so",
+       "harness"},
+      {"thermal_capped", "flag", K::kMeasured,
+       "1: temperature held the clocks back during the timed launches (reason bits, or NVML's thermal "
+       "violation time grew)",
+       "harness"},
       {"cycles_per_*", "cycles", K::kMeasured,
        "cycles per unit of the row's work (cycles_per_load: per dependent load)", "harness"},
       {"ns_per_*", "ns", K::kMeasured,

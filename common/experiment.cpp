@@ -7,6 +7,7 @@
 #include "common/detail/gpu_session.h"
 #include "common/detail/run_control.h"
 #include "common/detail/running_case.h"
+#include "common/power.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -90,6 +91,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
 
   CycleStats stats;
   int pending = 0;
+  const std::optional<PowerSample> power_before = session.power_sample();
   for (auto _ : state) {
     if (detail::interrupted()) throw std::runtime_error("interrupted");
     if (cold) session.scrub_l2();  // outside the events: only the launch is timed
@@ -101,6 +103,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
     }
   }
   if (stamps) session.collect_spans(pending, stats);
+  const std::optional<PowerSample> power_after = session.power_sample();
 
   RunResult result;
   result.cycles = stats.mean_cycles();
@@ -113,10 +116,25 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
     state.counters[counters::kCyclesMin] = result.cycles_min;
     state.counters[counters::kNs] = result.ns;
   }
+  std::string label;
   if (const std::string warning = clock_warning(stats, session.device().max_sm_clock_mhz); !warning.empty()) {
-    state.SetLabel(warning);
+    label = warning;
     state.counters[counters::kClockFlagged] = 1;
   }
+  if (power_before && power_after) {
+    const PowerWindow power = power_window(*power_before, *power_after);
+    if (power.power_w) state.counters[counters::kPowerW] = *power.power_w;
+    if (power.limit_w) state.counters[counters::kPowerLimitW] = *power.limit_w;
+    state.counters[counters::kClockReasons] = static_cast<double>(power.reasons);
+    if (power.power_capped || power.thermal_capped) {
+      if (power.power_capped) state.counters[counters::kPowerCapped] = 1;
+      if (power.thermal_capped) state.counters[counters::kThermalCapped] = 1;
+      label += (label.empty() ? "" : "; ") + std::string(power.power_capped ? "power-capped" : "") +
+               (power.power_capped && power.thermal_capped ? ", " : "") +
+               (power.thermal_capped ? "thermally capped" : "") + " (" + clock_reason_names(power.reasons) + ")";
+    }
+  }
+  if (!label.empty()) state.SetLabel(label);
   result.counters = counters_of_case(launch, options);
   for (const auto& [name, value] : result.counters) state.counters[name] = value;
   return result;

@@ -107,8 +107,19 @@ GpuSession::GpuSession(int index) : info_((check_device_usable(index), query_dev
     std::fprintf(stderr,
                  "gpubench: warning: kernel launches are synchronous here (a tool such as compute-sanitizer?); "
                  "times include launch submission\n");
+  nvml_ = std::make_unique<NvmlDevice>(index);
+  static bool warned_power = false;  // once per process, whichever GPU
+  if (const auto& why = nvml_->unavailable(); why && !warned_power) {
+    warned_power = true;
+    std::fprintf(stderr, "gpubench: warning: rows carry no power, power limit or throttle reasons: %s\n", why->c_str());
+  }
   measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockWarmupNs);
   calibrated_sm_mhz_ = measure_sm_clock_mhz(stream_.get(), info_.sm_count, kClockMeasureNs);
+}
+
+std::optional<PowerSample> GpuSession::power_sample() const {
+  if (!nvml_ || nvml_->unavailable()) return std::nullopt;
+  return nvml_->sample();
 }
 
 float GpuSession::timed_launch(const Launch& launch, int slot) {

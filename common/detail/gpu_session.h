@@ -4,6 +4,7 @@
 
 #include "common/clocks.h"
 #include "common/detail/cycle_stats.h"
+#include "common/detail/nvml_device.h"
 #include "common/detail/stream_hold.h"
 #include "common/device_info.h"
 #include "common/device_memory.h"
@@ -51,6 +52,9 @@ class GpuSession {
   // submission, and the context says so.
   bool stream_hold_works() const { return stream_hold_works_; }
   cudaStream_t stream() const { return stream_.get(); }
+  // NVML's reading of this GPU now (power, energy, limit, clock reasons), or nothing where NVML is
+  // missing, refused or not permitted (the session warned once).
+  std::optional<PowerSample> power_sample() const;
 
   // One launch between the start/stop events, with the stream held until both are queued.
   // Returns GPU milliseconds; the kernel stamps span slot `slot`.
@@ -83,6 +87,7 @@ class GpuSession {
   MappedHostValue<HoldFlags> hold_flags_;
   DeviceBuffer<int4> l2_scrub_;  // allocated on first scrub
   DeviceBuffer<int> l2_scrub_sink_;
+  std::unique_ptr<NvmlDevice> nvml_;
 };
 
 }  // namespace gpubench

@@ -489,5 +489,18 @@ class CardOfDataMovers(unittest.TestCase):
         self.assertIn("needs sm_90", value["text"])
 
 
+class CardOfPowerCaps(unittest.TestCase):
+    def test_capped_rows_are_counted_and_warned_about_only_when_present(self):
+        rows = [{"name": f"Stream/read/{i}/manual_time", "run_name": f"Stream/read/{i}/manual_time",
+                 "run_type": "iteration", "power_w": 690.0, **extra}
+                for i, extra in enumerate(({"power_capped": 1, "label": "power-capped (SwPowerCap)"}, {}))]
+        built = card.Card(report_model.Report({}, [report_model.Row(r) for r in rows])).build()
+        self.assertEqual(built.device()["rows_power_capped"], 1)
+        self.assertNotIn("rows_thermal_capped", built.device())
+        self.assertIn("1 row(s) ran with the power cap holding the clocks back", built.to_markdown())
+        clean = card.Card(report_model.Report({}, [report_model.Row(rows[1])])).build()
+        self.assertNotIn("rows_power_capped", clean.device())
+
+
 if __name__ == "__main__":
     unittest.main()

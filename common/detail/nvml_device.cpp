@@ -1,0 +1,88 @@
+#include "common/detail/nvml_device.h"
+
+#include <chrono>
+
+#if GPUBENCH_HAVE_NVML
+#include <cuda_runtime_api.h>
+#include <nvml.h>
+#endif
+
+namespace gpubench {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+#if GPUBENCH_HAVE_NVML
+
+NvmlDevice::NvmlDevice(int cuda_index) {
+  nvmlReturn_t status = nvmlInit_v2();
+  if (status != NVML_SUCCESS) {
+    why_ = std::string("NVML did not start: ") + nvmlErrorString(status);
+    return;
+  }
+  initialized_ = true;
+  char bus_id[64] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_index) != cudaSuccess) {
+    (void)cudaGetLastError();
+    why_ = "no PCI bus id for CUDA device " + std::to_string(cuda_index);
+    return;
+  }
+  nvmlDevice_t device = nullptr;
+  status = nvmlDeviceGetHandleByPciBusId_v2(bus_id, &device);
+  if (status != NVML_SUCCESS) {
+    why_ = std::string("NVML has no device at ") + bus_id + ": " + nvmlErrorString(status);
+    return;
+  }
+  handle_ = device;
+  unsigned long long energy = 0;
+  unsigned int power = 0;
+  const nvmlReturn_t energy_status = nvmlDeviceGetTotalEnergyConsumption(device, &energy);
+  const nvmlReturn_t power_status = nvmlDeviceGetPowerUsage(device, &power);
+  if (energy_status != NVML_SUCCESS && power_status != NVML_SUCCESS)
+    why_ = std::string("NVML reads neither energy nor power on this GPU: ") + nvmlErrorString(energy_status);
+}
+
+NvmlDevice::~NvmlDevice() {
+  if (initialized_) nvmlShutdown();
+}
+
+PowerSample NvmlDevice::sample() const {
+  PowerSample s;
+  s.host_seconds = now_seconds();
+  if (handle_ == nullptr) return s;
+  const auto device = static_cast<nvmlDevice_t>(handle_);
+  unsigned long long energy = 0, reasons = 0;
+  unsigned int power = 0, limit = 0;
+  if (nvmlDeviceGetTotalEnergyConsumption(device, &energy) == NVML_SUCCESS) s.energy_mj = energy;
+  if (nvmlDeviceGetPowerUsage(device, &power) == NVML_SUCCESS) s.power_mw = power;
+  if (nvmlDeviceGetEnforcedPowerLimit(device, &limit) == NVML_SUCCESS) s.limit_mw = limit;
+  if (nvmlDeviceGetCurrentClocksEventReasons(device, &reasons) == NVML_SUCCESS) s.reasons = reasons;
+  nvmlViolationTime_t violation{};
+  if (nvmlDeviceGetViolationStatus(device, NVML_PERF_POLICY_POWER, &violation) == NVML_SUCCESS)
+    s.power_violation_ns = violation.violationTime;
+  if (nvmlDeviceGetViolationStatus(device, NVML_PERF_POLICY_THERMAL, &violation) == NVML_SUCCESS)
+    s.thermal_violation_ns = violation.violationTime;
+  return s;
+}
+
+#else
+
+NvmlDevice::NvmlDevice(int) {
+  why_ = "this build has no NVML (the CUDA toolkit's nvml.h and CUDA::nvml were not found at configure)";
+}
+
+NvmlDevice::~NvmlDevice() = default;
+
+PowerSample NvmlDevice::sample() const {
+  PowerSample s;
+  s.host_seconds = now_seconds();
+  return s;
+}
+
+#endif
+
+}  // namespace gpubench
