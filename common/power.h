@@ -27,22 +27,22 @@ inline constexpr std::uint64_t kThermal = kSwThermalSlowdown | kHwThermalSlowdow
 
 // One NVML reading; a field NVML refused (unsupported on this board) stays empty.
 struct PowerSample {
-  double host_seconds = 0.0;                             // steady clock when sampled
-  std::optional<std::uint64_t> energy_mj;                // total energy since the driver loaded
-  std::optional<std::uint32_t> power_mw;                 // the board's current power reading
-  std::optional<std::uint32_t> limit_mw;                 // the enforced power limit
-  std::optional<std::uint64_t> reasons;                  // clocks-event reasons now (bits above)
-  std::optional<std::uint64_t> power_violation_ns;       // time held back by the power cap, cumulative
-  std::optional<std::uint64_t> thermal_violation_ns;     // time held back by temperature, cumulative
+  double host_seconds = 0.0;                          // steady clock when sampled
+  std::optional<std::uint64_t> energy_mj;             // total energy since the driver loaded
+  std::optional<std::uint32_t> power_mw;              // the board's current power reading
+  std::optional<std::uint32_t> limit_mw;              // the enforced power limit
+  std::optional<std::uint64_t> reasons;               // clocks-event reasons now (bits above)
+  std::optional<std::uint64_t> power_violation_ns;    // time held back by the power cap, cumulative
+  std::optional<std::uint64_t> thermal_violation_ns;  // time held back by temperature, cumulative
 };
 
 // The window between two samples, in the units rows report.
 struct PowerWindow {
   std::optional<double> power_w;  // energy counter's difference over the window; the reading when too short
   std::optional<double> limit_w;
-  std::uint64_t reasons = 0;      // reasons seen at either end, but GpuIdle
-  bool power_capped = false;      // a power reason at either end, or power-cap violation time grew
-  bool thermal_capped = false;    // likewise for temperature
+  std::uint64_t reasons = 0;    // reasons seen at either end, but GpuIdle
+  bool power_capped = false;    // a power reason at either end, or power-cap violation time grew
+  bool thermal_capped = false;  // likewise for temperature
 };
 
 // The energy counter updates every few tens of milliseconds; a shorter window reads the board's power
