@@ -371,9 +371,32 @@ def check_data_movers(rows):
     return results
 
 
+def check_energy(rows):
+    """Energy per unit is positive; random data costs at least zeros (2% noise); FP64 costs more per FLOP than
+    FP32 and a DRAM bit more than an L2 bit."""
+    results = []
+    for row in rows.values():
+        if not row.registered.startswith("Energy/"):
+            continue
+        metric = "pj_per_flop" if "pj_per_flop" in row else "pj_per_bit"
+        if metric not in row:
+            continue
+        results.append((row.name + " positive", row[metric] > 0, f"{row[metric]:.3f} pJ"))
+        if row.args.get("operands") == 1:
+            zero = one(rows, row.registered, operands=0)
+            if zero:
+                results.append((row.name + " random >= zero", row[metric] >= 0.98 * zero[metric],
+                                f"{row[metric]:.3f} vs {zero[metric]:.3f} pJ"))
+    for high, low, metric in (("Energy/dfma", "Energy/ffma", "pj_per_flop"), ("Energy/dram_read", "Energy/l2_read", "pj_per_bit")):
+        a, b = one(rows, high, operands=1), one(rows, low, operands=1)
+        if a and b:
+            results.append((f"{high} above {low}", a[metric] > b[metric], f"{a[metric]:.3f} vs {b[metric]:.3f} pJ"))
+    return results
+
+
 CHECKS = [check_pointer_chase, check_chase_counters, check_shared_and_tlb, check_carveout, check_divergence,
           check_bank_conflicts, check_strided, check_stream, check_load_ilp, check_instruction_pipeline, check_occupancy,
-          check_register_banks, check_tensor_cores, check_data_movers]
+          check_register_banks, check_tensor_cores, check_data_movers, check_energy]
 REPORT_CHECKS = [check_chase_spread, check_memory_parallelism, check_cache_bandwidth]
 
 
