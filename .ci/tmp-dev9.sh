@@ -1,5 +1,5 @@
 export OUT
-bash .ci/device-run build > $OUT/device-run.txt 2>&1
+bash .ci/device-run build > $OUT/device-run.txt 2>&1; rm -f $OUT/run-logs.tar.gz
 grep -A6 "=== summary" $OUT/device-run.txt | grep -E "build|configure"
 build-gpu/test/gpubench_cpu_tests --gtest_filter='Energy*:PowerWindow*' 2>&1 | grep -E "PASSED|FAILED"
 export PATH=$PATH:/usr/local/cuda/bin

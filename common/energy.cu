@@ -58,8 +58,8 @@ std::optional<EnergyBaseline> energy_baseline() {
   const std::optional<PowerSample> after = session.power_sample();
   if (!after || !after->energy_mj) return std::nullopt;
   EnergyBaseline baseline;
-  baseline.idle_w = static_cast<double>(*after->energy_mj - *before->energy_mj) * 1e-3 /
-                    (after->host_seconds - before->host_seconds);
+  baseline.idle_w =
+      static_cast<double>(*after->energy_mj - *before->energy_mj) * 1e-3 / (after->host_seconds - before->host_seconds);
   constexpr std::uint64_t kSleepNs = 10'000'000;
   const int blocks = session.device().sm_count;
   const auto sleep = [blocks](cudaStream_t s, Clocks) { active_idle<<<blocks, 32, 0, s>>>(kSleepNs); };

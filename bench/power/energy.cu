@@ -63,25 +63,25 @@ void fma_row(benchmark::State& state) {
   const int blocks = device().sm_count * kBlocksPerSm;
   const std::uint32_t reps = sizeof(T) == 8 ? 512 : 2048;  // about a millisecond per launch on an H100
   static ArgCache<DeviceBuffer<T>> outs;
-  DeviceBuffer<T>& out = outs.get({blocks}, [&] { return DeviceBuffer<T>(static_cast<std::size_t>(blocks) * kThreads); });
+  DeviceBuffer<T>& out =
+      outs.get({blocks}, [&] { return DeviceBuffer<T>(static_cast<std::size_t>(blocks) * kThreads); });
   const double fmas = static_cast<double>(blocks) * kThreads * kernels::kEnergyChains * kernels::kEnergyUnroll * reps;
   energy_row(
       state,
-      [&](cudaStream_t s, Clocks) { kernels::fma_work<T><<<blocks, kThreads, 0, s>>>(out.data(), reps, random); },
+      [&](cudaStream_t s, Clocks c) { kernels::fma_work<T><<<blocks, kThreads, 0, s>>>(out.data(), reps, random, c); },
       2.0 * fmas, "flop");
 }
 
 void read_row(benchmark::State& state, std::size_t bytes, std::uint32_t passes) {
   const bool random = arg(state, "operands") != 0;
   static ArgCache<DeviceBuffer<std::uint32_t>> buffers;
-  DeviceBuffer<std::uint32_t>& data =
-      buffers.get({static_cast<std::int64_t>(bytes), random}, [&] {
-        DeviceBuffer<std::uint32_t> made(bytes / 4);
-        kernels::fill_energy_words<<<1024, 256, 0, stream()>>>(made.data(), bytes / 4, random);
-        GPUBENCH_CUDA_LAUNCHED();
-        GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
-        return made;
-      });
+  DeviceBuffer<std::uint32_t>& data = buffers.get({static_cast<std::int64_t>(bytes), random}, [&] {
+    DeviceBuffer<std::uint32_t> made(bytes / 4);
+    kernels::fill_energy_words<<<1024, 256, 0, stream()>>>(made.data(), bytes / 4, random);
+    GPUBENCH_CUDA_LAUNCHED();
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
+    return made;
+  });
   const int blocks = device().sm_count * kBlocksPerSm;
   static ArgCache<DeviceBuffer<std::uint32_t>> outs;
   DeviceBuffer<std::uint32_t>& out =
@@ -89,9 +89,9 @@ void read_row(benchmark::State& state, std::size_t bytes, std::uint32_t passes) 
   const std::size_t vectors = bytes / 16;
   energy_row(
       state,
-      [&](cudaStream_t s, Clocks) {
+      [&](cudaStream_t s, Clocks c) {
         kernels::read_work<<<blocks, kThreads, 0, s>>>(reinterpret_cast<const uint4*>(data.data()), vectors, passes,
-                                                      out.data());
+                                                       out.data(), c);
       },
       8.0 * static_cast<double>(vectors) * 16 * passes, "bit");
 }
@@ -102,26 +102,27 @@ GPUBENCH_FAMILY(Energy) {
   auto* ffma = family.gpu("Energy/ffma", {"operands"}, fma_row<float>);
   auto* dfma = family.gpu("Energy/dfma", {"operands"}, fma_row<double>);
   const std::size_t l2_set = std::max<std::size_t>(family.chip().l2_bytes / 4, 1 << 20);
-  auto* l2 = family.gpu("Energy/l2_read", {"operands"},
-                        [l2_set](benchmark::State& state) { read_row(state, l2_set, 64); });
+  auto* l2 =
+      family.gpu("Energy/l2_read", {"operands"}, [l2_set](benchmark::State& state) { read_row(state, l2_set, 64); });
   auto* dram = family.gpu("Energy/dram_read", {"operands"},
                           [](benchmark::State& state) { read_row(state, std::size_t{2} << 30, 1); });
   for (auto* rows : {ffma, dfma, l2, dram})
     for (std::int64_t o : operands) rows->Args({o})->Iterations(20);
 }
 
-GPUBENCH_COUNTERS(Energy,
-                  {"pj_per_flop", "pJ", CounterKind::kMeasured,
-                   "energy per floating-point operation (an FMA is 2) above the active-idle power, mean of the windows"},
-                  {"pj_per_bit", "pJ", CounterKind::kMeasured,
-                   "energy per bit read above the active-idle power, mean of the windows"},
-                  {"pj_min", "pJ", CounterKind::kMeasured, "the lowest window's pJ per unit"},
-                  {"pj_max", "pJ", CounterKind::kMeasured, "the highest window's pJ per unit"},
-                  {"energy_power_w", "W", CounterKind::kMeasured,
-                   "board power over the energy windows (the launch back to back, about 1 s each)"},
-                  {"idle_power_w", "W", CounterKind::kMeasured, "board power with nothing launched (1 s)"},
-                  {"active_idle_power_w", "W", CounterKind::kMeasured,
-                   "board power with a block asleep on every SM (1 s): the baseline subtracted"});
+GPUBENCH_COUNTERS(
+    Energy,
+    {"pj_per_flop", "pJ", CounterKind::kMeasured,
+     "energy per floating-point operation (an FMA is 2) above the active-idle power, mean of the windows"},
+    {"pj_per_bit", "pJ", CounterKind::kMeasured,
+     "energy per bit read above the active-idle power, mean of the windows"},
+    {"pj_min", "pJ", CounterKind::kMeasured, "the lowest window's pJ per unit"},
+    {"pj_max", "pJ", CounterKind::kMeasured, "the highest window's pJ per unit"},
+    {"energy_power_w", "W", CounterKind::kMeasured,
+     "board power over the energy windows (the launch back to back, about 1 s each)"},
+    {"idle_power_w", "W", CounterKind::kMeasured, "board power with nothing launched (1 s)"},
+    {"active_idle_power_w", "W", CounterKind::kMeasured,
+     "board power with a block asleep on every SM (1 s): the baseline subtracted"});
 
 }  // namespace
 }  // namespace gpubench

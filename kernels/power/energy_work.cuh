@@ -2,6 +2,8 @@
 // zero or random data, so the energy of moving bits splits from the energy of issuing the work.
 #pragma once
 
+#include "common/clocks.h"
+
 #include <cstdint>
 
 namespace gpubench::kernels {
@@ -25,7 +27,8 @@ __device__ __forceinline__ T energy_operand(unsigned thread, unsigned c, unsigne
 // a, b and x differ per thread and chain (|a| < 1, so x stays bounded), and the chains interleave in
 // the pipe, so consecutive FMAs see different random operands; zero: every operand 0.
 template <class T>
-static __global__ void fma_work(T* out, std::uint32_t reps, bool random) {
+static __global__ void fma_work(T* out, std::uint32_t reps, bool random, Clocks clocks) {
+  const Clocks::Stamp start = clocks.begin();
   const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
   T x[kEnergyChains], a[kEnergyChains], b[kEnergyChains];
 #pragma unroll
@@ -46,10 +49,13 @@ static __global__ void fma_work(T* out, std::uint32_t reps, bool random) {
 #pragma unroll
   for (int c = 0; c < kEnergyChains; ++c) sum += x[c];
   out[thread] = sum;
+  clocks.end(start);
 }
 
 // Reads `vectors` 16-byte words grid-stride, `passes` times, XOR-folding them into out[thread].
-static __global__ void read_work(const uint4* data, std::size_t vectors, std::uint32_t passes, std::uint32_t* out) {
+static __global__ void read_work(const uint4* data, std::size_t vectors, std::uint32_t passes, std::uint32_t* out,
+                                 Clocks clocks) {
+  const Clocks::Stamp start = clocks.begin();
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::uint32_t folded = 0;
@@ -62,6 +68,7 @@ static __global__ void read_work(const uint4* data, std::size_t vectors, std::ui
     }
   }
   out[first] = folded;
+  clocks.end(start);
 }
 
 // Word i of `words` becomes a hash of i (random) or 0.
