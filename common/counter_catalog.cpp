@@ -23,8 +23,8 @@ const std::vector<CounterDescription>& harness_counters() {
       {"clock_flagged", "flag", K::kMeasured,
        "1: the SM clock ran under 97% of rated or drifted over 1% (the row's label says which)", "harness"},
       {"power_w", "W", K::kMeasured,
-       "board power over the timed launches: NVML's energy counter over the window (>= 0.2 s), else its power "
-       "reading at the end; idle gaps between launches included",
+       "board power over the timed launches: NVML's energy counter over the window, when it lasts 0.1 s or more "
+       "(absent otherwise); idle gaps between launches included",
        "harness"},
       {"power_limit_w", "W", K::kMeasured, "the enforced board power limit (NVML)", "harness"},
       {"clock_reasons", "bits", K::kMeasured,

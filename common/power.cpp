@@ -11,8 +11,6 @@ PowerWindow power_window(const PowerSample& before, const PowerSample& after) {
   if (before.energy_mj && after.energy_mj && *after.energy_mj >= *before.energy_mj &&
       seconds >= kMinEnergyWindowSeconds)
     window.power_w = static_cast<double>(*after.energy_mj - *before.energy_mj) * 1e-3 / seconds;
-  else if (after.power_mw)
-    window.power_w = *after.power_mw * 1e-3;
   if (after.limit_mw) window.limit_w = *after.limit_mw * 1e-3;
   // Both samples fall between launches, when the GPU idles: that bit says nothing about the run.
   window.reasons = (before.reasons.value_or(0) | after.reasons.value_or(0)) & ~clock_reasons::kGpuIdle;

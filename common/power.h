@@ -38,16 +38,17 @@ struct PowerSample {
 
 // The window between two samples, in the units rows report.
 struct PowerWindow {
-  std::optional<double> power_w;  // energy counter's difference over the window; the reading when too short
+  std::optional<double> power_w;  // energy counter's difference over the window; nothing when too short
   std::optional<double> limit_w;
   std::uint64_t reasons = 0;    // reasons seen at either end, but GpuIdle
   bool power_capped = false;    // a power reason at either end, or power-cap violation time grew
   bool thermal_capped = false;  // likewise for temperature
 };
 
-// The energy counter updates every few tens of milliseconds; a shorter window reads the board's power
-// at its end instead.
-inline constexpr double kMinEnergyWindowSeconds = 0.2;
+// The energy counter updates every few tens of milliseconds, so a window needs a tenth of a second. The
+// board's power reading is no substitute: on an H100 it lags by about a second (it showed the previous
+// row's power), so a shorter window reports no power.
+inline constexpr double kMinEnergyWindowSeconds = 0.1;
 
 PowerWindow power_window(const PowerSample& before, const PowerSample& after);
 

@@ -30,19 +30,15 @@ TEST(PowerWindow, EnergyOverALongWindowIsThePower) {
   EXPECT_FALSE(w.thermal_capped);
 }
 
-TEST(PowerWindow, AShortWindowReadsTheBoardsPowerInstead) {
-  const PowerWindow w = power_window(at(10.0, 1'000'000, 90000), at(10.05, 1'000'000, 412000));
-  ASSERT_TRUE(w.power_w);
-  EXPECT_DOUBLE_EQ(*w.power_w, 412.0);
-}
-
-TEST(PowerWindow, NoEnergyCounterFallsBackToThePowerReading) {
+// The board's reading lags (an H100 showed the previous row's power): no figure rather than a stale one.
+TEST(PowerWindow, AShortWindowOrNoEnergyCounterGivesNoPower) {
+  EXPECT_FALSE(power_window(at(10.0, 1'000'000, 90000), at(10.05, 1'010'000, 412000)).power_w);
   PowerSample before = at(0.0, 0, 0), after = at(1.0, 0, 300000);
   before.energy_mj.reset();
   after.energy_mj.reset();
   const PowerWindow w = power_window(before, after);
-  ASSERT_TRUE(w.power_w);
-  EXPECT_DOUBLE_EQ(*w.power_w, 300.0);
+  EXPECT_FALSE(w.power_w);
+  ASSERT_TRUE(w.limit_w);
   PowerSample empty;
   EXPECT_FALSE(power_window(empty, empty).power_w);
   EXPECT_FALSE(power_window(empty, empty).limit_w);
