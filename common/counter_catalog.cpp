@@ -23,12 +23,12 @@ const std::vector<CounterDescription>& harness_counters() {
       {"clock_flagged", "flag", K::kMeasured,
        "1: the SM clock ran under 97% of rated or drifted over 1% (the row's label says which)", "harness"},
       {"power_w", "W", K::kMeasured,
-       "board power over the timed launches: NVML's energy counter over the window, when it lasts 0.1 s or more "
-       "(absent otherwise); idle gaps between launches included",
+       "board power over the timed launches: NVML's energy counter over the window, when it lasts 1 s or more "
+       "(absent otherwise: the counter's steps are too coarse); idle gaps between launches included",
        "harness"},
       {"power_limit_w", "W", K::kMeasured, "the enforced board power limit (NVML)", "harness"},
       {"clock_reasons", "bits", K::kMeasured,
-       "NVML clocks-event reasons seen before or after the timed launches (nvmlClocksEventReason* bits: 0x4 "
+       "NVML clocks-event reasons at the end of the timed launches (nvmlClocksEventReason* bits: 0x4 "
        "software power cap, 0x8 hardware slowdown, 0x20/0x40 thermal, 0x80 power brake)",
        "harness"},
       {"power_capped", "flag", K::kMeasured,

@@ -12,8 +12,9 @@ PowerWindow power_window(const PowerSample& before, const PowerSample& after) {
       seconds >= kMinEnergyWindowSeconds)
     window.power_w = static_cast<double>(*after.energy_mj - *before.energy_mj) * 1e-3 / seconds;
   if (after.limit_mw) window.limit_w = *after.limit_mw * 1e-3;
-  // Both samples fall between launches, when the GPU idles: that bit says nothing about the run.
-  window.reasons = (before.reasons.value_or(0) | after.reasons.value_or(0)) & ~clock_reasons::kGpuIdle;
+  // The start's reasons are the previous row's; the end falls after the last launch, when the GPU
+  // idles: that bit says nothing about the run.
+  window.reasons = after.reasons.value_or(0) & ~clock_reasons::kGpuIdle;
   const auto grew = [](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
     return a && b && *b > *a;
   };

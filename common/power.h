@@ -45,10 +45,10 @@ struct PowerWindow {
   bool thermal_capped = false;  // likewise for temperature
 };
 
-// The energy counter updates every few tens of milliseconds, so a window needs a tenth of a second. The
-// board's power reading is no substitute: on an H100 it lags by about a second (it showed the previous
-// row's power), so a shorter window reports no power.
-inline constexpr double kMinEnergyWindowSeconds = 0.1;
+// The energy counter moves in coarse steps: over 0.1-0.3 s windows an H100's quick rows read half to
+// twice their power, so a window needs a second. The board's power reading is no substitute (on an
+// H100 it lags by about a second: it showed the previous row's power); shorter windows report none.
+inline constexpr double kMinEnergyWindowSeconds = 1.0;
 
 PowerWindow power_window(const PowerSample& before, const PowerSample& after);
 

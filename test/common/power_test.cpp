@@ -20,9 +20,9 @@ PowerSample at(double seconds, std::uint64_t energy_mj, std::uint32_t power_mw) 
 }
 
 TEST(PowerWindow, EnergyOverALongWindowIsThePower) {
-  const PowerWindow w = power_window(at(10.0, 1'000'000, 90000), at(10.5, 1'250'000, 80000));
+  const PowerWindow w = power_window(at(10.0, 1'000'000, 90000), at(11.25, 1'625'000, 80000));
   ASSERT_TRUE(w.power_w);
-  EXPECT_DOUBLE_EQ(*w.power_w, 500.0);  // 250 J over 0.5 s
+  EXPECT_DOUBLE_EQ(*w.power_w, 500.0);  // 625 J over 1.25 s
   ASSERT_TRUE(w.limit_w);
   EXPECT_DOUBLE_EQ(*w.limit_w, 700.0);
   EXPECT_EQ(w.reasons, 0u);  // the idle bit of the samples is not the run's
@@ -32,7 +32,7 @@ TEST(PowerWindow, EnergyOverALongWindowIsThePower) {
 
 // The board's reading lags (an H100 showed the previous row's power): no figure rather than a stale one.
 TEST(PowerWindow, AShortWindowOrNoEnergyCounterGivesNoPower) {
-  EXPECT_FALSE(power_window(at(10.0, 1'000'000, 90000), at(10.05, 1'010'000, 412000)).power_w);
+  EXPECT_FALSE(power_window(at(10.0, 1'000'000, 90000), at(10.5, 1'200'000, 412000)).power_w);
   PowerSample before = at(0.0, 0, 0), after = at(1.0, 0, 300000);
   before.energy_mj.reset();
   after.energy_mj.reset();
@@ -46,6 +46,7 @@ TEST(PowerWindow, AShortWindowOrNoEnergyCounterGivesNoPower) {
 
 TEST(PowerWindow, CapsShowInReasonBitsOrGrowingViolationTime) {
   PowerSample before = at(0.0, 0, 0), after = at(1.0, 700'000, 0);
+  before.reasons = clock_reasons::kHwThermalSlowdown;  // the previous row's
   after.reasons = clock_reasons::kSwPowerCap;
   PowerWindow w = power_window(before, after);
   EXPECT_TRUE(w.power_capped);
