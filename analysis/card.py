@@ -116,7 +116,8 @@ class Card:
             for v in entries:
                 mark = " (rows of its family failed)" if v["key"] in incomplete else ""
                 if v["value"] is None and v.get("text"):  # why: e.g. the rows skipped, saying so
-                    lines.append(f"| {v['label']} | {NOT_MEASURED} ({v['text']}){mark} | `{v['source']}` |")
+                    source = f"`{v['source']}`" if v["source"] else "-"
+                    lines.append(f"| {v['label']} | {NOT_MEASURED} ({v['text']}){mark} | {source} |")
                 elif v["value"] is None:
                     lines.append(f"| {v['label']} | {NOT_MEASURED}{mark} | - |")
                 else:
