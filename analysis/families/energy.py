@@ -1,13 +1,51 @@
-"""Energy: picojoules per FLOP (FP32, FP64 FMA) and per bit read (L2, DRAM), zero and random data, above
-the active-idle power; the baselines (docs/experiments/energy.md). Full preset only."""
+"""Energy: picojoules per FLOP (FMA per precision, FP16 tensor-core mma) and per bit (L1, L2, DRAM reads,
+a DRAM copy, the normalisation), zero and random data, above the active-idle power; the baselines; per level,
+a least-squares split of a read's energy into a part per load and a part per bit (4-, 8- and 16-byte loads
+move the same bits in 4x, 2x, 1x the loads). docs/experiments/energy.md. Full preset only."""
 from analysis import values
 from analysis.values import Value
 
 FAMILIES = ("Energy",)
 ORDER = 85
 SECTION = "Energy"
-ROWS = (("ffma", "FP32 FMA", "pj_per_flop", "pJ/FLOP"), ("dfma", "FP64 FMA", "pj_per_flop", "pJ/FLOP"),
-        ("l2_read", "L2 read", "pj_per_bit", "pJ/bit"), ("dram_read", "DRAM read", "pj_per_bit", "pJ/bit"))
+FLOP, BIT = ("pj_per_flop", "pJ/FLOP"), ("pj_per_bit", "pJ/bit")
+ROWS = (("hfma2", "FP16 FMA (HFMA2)", FLOP), ("ffma", "FP32 FMA", FLOP), ("dfma", "FP64 FMA", FLOP),
+        ("mma_sync_f16", "FP16 tensor core, mma.sync", FLOP), ("wgmma_f16", "FP16 tensor core, wgmma", FLOP),
+        ("l1_read", "L1 read", BIT), ("l2_read", "L2 read", BIT), ("dram_read", "DRAM read", BIT),
+        ("dram_copy", "DRAM copy (read + write)", BIT), ("normalize", "normalisation (read + write)", BIT))
+WIDTHS = (4, 8, 16)
+
+
+def least_squares(points):
+    """Intercept and slope of the line through (x, y) points that minimises the squared error."""
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    sxx = sum((x - mean_x) ** 2 for x, _ in points)
+    if sxx == 0:
+        return None
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sxx
+    return mean_y - slope * mean_x, slope
+
+
+def per_load_split(report, case, label):
+    """pJ/bit at width w is e_bit + e_load / (8 w): fitted over the random-data rows of every width."""
+    points = []
+    for width in WIDTHS:
+        rows = report.rows(f"Energy/{case}", "pj_per_bit", operands=1, width=width)
+        if rows:
+            points.append((1.0 / (8 * width), rows[0].value("pj_per_bit"), rows[0]))
+    key = f"energy.{case}.split"
+    if len(points) < 3:
+        return Value.missing(key, SECTION, f"{label}: per bit and per load", "pJ/bit")
+    fit = least_squares([(x, y) for x, y, _ in points])
+    if fit is None:
+        return Value.missing(key, SECTION, f"{label}: per bit and per load", "pJ/bit")
+    per_bit, per_load = fit
+    source = f"Energy/{case}/operands:1/width:4,8,16 ({len(points)} rows)"
+    text = (f"{per_bit:.2f} pJ/bit + {per_load:.0f} pJ per lane's load (least squares over 4-, 8-, 16-byte loads: "
+            + ", ".join(f"{y:.2f}" for _, y, _ in points) + " pJ/bit)")
+    return Value(key, SECTION, f"{label}: per bit and per load", per_bit, "pJ/bit", source, text)
 
 
 def card(report):
@@ -17,11 +55,16 @@ def card(report):
                     "not in this run: the full preset's rows, `gpubench --gpubench_preset=full --benchmark_filter=^Energy/`")
         return
     baseline = None
-    for case, label, metric, unit in ROWS:
+    for case, label, (metric, unit) in ROWS:
         for operands, data in ((1, "random"), (0, "zero")):
             key = f"energy.{case}.{data}"
-            rows = report.rows(f"Energy/{case}", metric, operands=operands)
+            args = {"operands": operands}
+            if case in ("l2_read", "dram_read"):
+                args["width"] = 16
+            rows = report.rows(f"Energy/{case}", metric, **args)
             if not rows:
+                if case == "normalize" and data == "zero":
+                    continue  # random data only
                 yield values.not_run(report, f"Energy/{case}", key, SECTION, f"{label}, {data} data", unit)
                 continue
             row = rows[0]
@@ -29,6 +72,8 @@ def card(report):
             text = (f"{row.value(metric):.2f} {unit} ({row.value('pj_min'):.2f}-{row.value('pj_max'):.2f} over the "
                     f"windows), {row.value('energy_power_w'):.0f} W")
             yield Value(key, SECTION, f"{label}, {data} data", row.value(metric), unit, row.short_name, text)
+    yield per_load_split(report, "l2_read", "L2 read")
+    yield per_load_split(report, "dram_read", "DRAM read")
     if baseline is not None:
         yield Value("energy.baseline", SECTION, "baseline power", baseline.value("active_idle_power_w"), "W",
                     baseline.short_name, f"idle {baseline.value('idle_power_w'):.0f} W, active-idle (every SM resident, "

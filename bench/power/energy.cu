@@ -1,20 +1,31 @@
-//! Energy per unit of work: FP32 and FP64 FMA (pJ per FLOP) and reads from L2 and DRAM (pJ per bit),
-//! each with zero and random data. A row is timed as any row, then its launch runs back to back in
-//! windows of about a second (NVML's energy counter is coarse), three times; the GPU's active-idle
-//! power (every SM resident, asleep) is subtracted. Full preset only (each row takes seconds).
-//! docs/experiments/energy.md.
+//! Energy per unit of work: FP16x2, FP32 and FP64 FMA and FP16 tensor-core mma (pJ per FLOP); reads from L1,
+//! L2 and DRAM, a DRAM copy and the seed's normalisation (pJ per bit), each with zero and random data. A row
+//! is timed as any row, then its launch runs back to back in windows of about a second (NVML's energy
+//! counter is coarse), three times; the GPU's active-idle power (every SM resident, asleep) is subtracted. Full preset
+//! only (each row takes seconds). docs/experiments/energy.md.
+#include "bench/compute/tensor_operands.h"
+#include "bench/one_block_per_sm.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
 #include "common/device_memory.h"
+#include "common/dispatch.h"
 #include "common/energy.h"
 #include "common/experiment.h"
 #include "common/registry.h"
+#include "common/warp.h"
+#include "kernels/apps/normalize.cuh"
+#include "kernels/compute/mma_sync.cuh"
+#include "kernels/compute/wgmma.cuh"
+#include "kernels/memory/cache_bandwidth.cuh"
+#include "kernels/memory/stream.cuh"
 #include "kernels/power/energy_work.cuh"
 
 #include <algorithm>
 #include <numeric>
+#include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gpubench {
@@ -26,13 +37,14 @@ constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 8;
 
 // Times the launch, then measures its energy per unit (`unit`: "flop" or "bit") over kRepeats windows.
-void energy_row(benchmark::State& state, const Launch& launch, double units_per_launch, const std::string& unit) {
+void energy_row(benchmark::State& state, const Launch& launch, double units_per_launch, const std::string& unit,
+                const std::vector<std::string>& counters = {}) {
   const std::optional<EnergyBaseline> baseline = energy_baseline();
   if (!baseline) {
     skip_benchmark(state, "no energy readings: NVML is missing from this build or reads no energy on this GPU");
     return;
   }
-  const RunResult result = run(state, launch);
+  const RunResult result = run(state, launch, RunOptions{counters});
   const double launch_seconds = std::max(result.ns * 1e-9, 1e-6);
   // [pJ of each window..., mean power]
   const std::vector<double> measured = once_per_case([&] {
@@ -66,48 +78,218 @@ void fma_row(benchmark::State& state) {
   DeviceBuffer<T>& out =
       outs.get({blocks}, [&] { return DeviceBuffer<T>(static_cast<std::size_t>(blocks) * kThreads); });
   const double fmas = static_cast<double>(blocks) * kThreads * kernels::kEnergyChains * kernels::kEnergyUnroll * reps;
+  const double lanes = sizeof(T) == 4 && !std::is_same_v<T, float> ? 2.0 : 1.0;  // HFMA2: two FMAs
   energy_row(
       state,
       [&](cudaStream_t s, Clocks c) { kernels::fma_work<T><<<blocks, kThreads, 0, s>>>(out.data(), reps, random, c); },
-      2.0 * fmas, "flop");
+      2.0 * lanes * fmas, "flop");
 }
 
-void read_row(benchmark::State& state, std::size_t bytes, std::uint32_t passes) {
-  const bool random = arg(state, "operands") != 0;
+// Words of `bytes`, random or zero, for the read and copy rows (one buffer per size and content).
+DeviceBuffer<std::uint32_t>& energy_words(std::size_t bytes, bool random, int slot = 0) {
   static ArgCache<DeviceBuffer<std::uint32_t>> buffers;
-  DeviceBuffer<std::uint32_t>& data = buffers.get({static_cast<std::int64_t>(bytes), random}, [&] {
+  return buffers.get({static_cast<std::int64_t>(bytes), random, slot}, [&] {
     DeviceBuffer<std::uint32_t> made(bytes / 4);
     kernels::fill_energy_words<<<1024, 256, 0, stream()>>>(made.data(), bytes / 4, random);
     GPUBENCH_CUDA_LAUNCHED();
     GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
     return made;
   });
-  const int blocks = device().sm_count * kBlocksPerSm;
+}
+
+DeviceBuffer<std::uint32_t>& thread_outputs(int threads) {
   static ArgCache<DeviceBuffer<std::uint32_t>> outs;
-  DeviceBuffer<std::uint32_t>& out =
-      outs.get({blocks}, [&] { return DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks) * kThreads); });
-  const std::size_t vectors = bytes / 16;
+  return outs.get({threads}, [&] { return DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(threads)); });
+}
+
+// `bytes` read `passes` times per launch in words of `width` bytes (ld.global.cg: L2, or DRAM when the
+// set is larger than L2). Widths 4, 8 and 16 move the same bits in 4x, 2x and 1x the load instructions:
+// the card's least-squares fit splits the energy per instruction from the energy per bit.
+void read_row(benchmark::State& state, std::size_t bytes, std::uint32_t passes) {
+  const bool random = arg(state, "operands") != 0;
+  const std::int64_t width = arg(state, "width");
+  const std::uint32_t* data = energy_words(bytes, random).data();
+  const int blocks = device().sm_count * kBlocksPerSm;
+  std::uint32_t* out = thread_outputs(blocks * kThreads).data();
+  const Launch launch = dispatch<4, 8, 16>(width, [&](auto w) -> Launch {
+    using V = std::conditional_t<decltype(w)::value == 4, unsigned,
+                                 std::conditional_t<decltype(w)::value == 8, uint2, uint4>>;
+    const std::size_t words = bytes / sizeof(V);
+    return [=](cudaStream_t s, Clocks c) {
+      kernels::read_work<V><<<blocks, kThreads, 0, s>>>(reinterpret_cast<const V*>(data), words, passes, out, c);
+    };
+  });
+  energy_row(state, launch, 8.0 * static_cast<double>(bytes) * passes, "bit");
+}
+
+// L1: every block re-reads its own 32 KiB (two blocks of 1024 threads per SM: 64 KiB, inside any
+// Volta-or-later L1), CacheBandwidth's kernel.
+void l1_read_row(benchmark::State& state) {
+  constexpr std::size_t kSliceBytes = 32 << 10;
+  constexpr int kReps = 4096;
+  const bool random = arg(state, "operands") != 0;
+  const int blocks = device().sm_count * 2;
+  const std::size_t bytes = kSliceBytes * static_cast<std::size_t>(blocks);
+  const auto* data = reinterpret_cast<const float4*>(energy_words(bytes, random).data());
+  static ArgCache<DeviceBuffer<float>> partials;
+  float* partial =
+      partials
+          .get({blocks},
+               [&] { return DeviceBuffer<float>(static_cast<std::size_t>(blocks) * kernels::kCacheReadThreads); })
+          .data();
+  const auto slice_vectors = static_cast<unsigned>(kSliceBytes / sizeof(float4));
+  energy_row(state,
+             [=](cudaStream_t s, Clocks c) {
+               kernels::cache_read<false>
+                   <<<blocks, kernels::kCacheReadThreads, 0, s>>>(data, slice_vectors, kReps, partial, c);
+             },
+             8.0 * static_cast<double>(bytes) * kReps, "bit", {"l1_hit_rate"});
+}
+
+// DRAM copy (Stream's grid-stride copy of 16-byte elements): bits read plus bits written.
+void copy_row(benchmark::State& state) {
+  constexpr std::size_t kBytes = std::size_t{1} << 30;
+  const bool random = arg(state, "operands") != 0;
+  kernels::StreamArrays<float4> arrays{reinterpret_cast<const float4*>(energy_words(kBytes, random).data()), nullptr,
+                                       reinterpret_cast<float4*>(energy_words(kBytes, false, 1).data()), nullptr};
+  const int blocks = device().sm_count * kBlocksPerSm;
+  energy_row(
+      state,
+      [=](cudaStream_t s, Clocks c) {
+        kernels::stream<kernels::StreamOp::kCopy, float4><<<blocks, kThreads, 0, s>>>(arrays, kBytes / 16, 0.0f, c);
+      },
+      2.0 * 8.0 * static_cast<double>(kBytes), "bit");
+}
+
+// The seed's normalisation (32 floats per vector, 8 lanes each, unrolled by 2: its fastest form on an
+// H100) over 1 GiB of random floats: bits read plus bits written.
+void normalize_row(benchmark::State& state) {
+  constexpr std::size_t kBytes = std::size_t{1} << 30;
+  constexpr int kLength = 32;
+  const float* in = reinterpret_cast<const float*>(energy_words(kBytes, true).data());
+  float* out = reinterpret_cast<float*>(energy_words(kBytes, false, 1).data());
+  const std::size_t vectors = kBytes / sizeof(float) / kLength;
+  const int blocks = device().sm_count * kBlocksPerSm;
+  energy_row(
+      state,
+      [=](cudaStream_t s, Clocks c) {
+        kernels::normalize_grouped<kLength, 8, 2><<<blocks, kThreads, 0, s>>>(in, out, vectors, c);
+      },
+      2.0 * 8.0 * static_cast<double>(kBytes), "bit");
+}
+
+std::string sm_name() { return "sm_" + std::to_string(device().major * 10 + device().minor); }
+
+// Tensor cores, FP16 inputs and FP32 accumulators: mma.sync m16n8k16 (4 chains x 8 warps per SM, as
+// TensorCore's quick row) and on Hopper wgmma m64n256k16 from shared memory (2 warpgroups per SM).
+// A and B are the same every step (random or zero), the accumulators change.
+void mma_row(benchmark::State& state) {
+  using Mma = kernels::MmaF16F32;
+  constexpr int kChains = 4, kWarps = 8, kReps = 8192;
+  const TensorShape shape = Mma::info;
+  if (device().major * 10 + device().minor < shape.min_sm) {
+    skip_benchmark(state, "mma.sync f16 needs sm_" + std::to_string(shape.min_sm) + "; this GPU is " + sm_name());
+    return;
+  }
+  if (!compiled_here(reinterpret_cast<const void*>(kernels::mma_compiled<Mma>), stream())) {
+    skip_benchmark(state, "this build has no mma.sync code for " + sm_name());
+    return;
+  }
+  const Fill fill = arg(state, "operands") != 0 ? Fill::kRandom : Fill::kZero;
+  const int blocks = device().sm_count, threads = kWarps * kWarpSize;
+  struct Buffers {
+    DeviceBuffer<std::uint32_t> a, b, c, out;
+  };
+  static ArgCache<Buffers> buffers;
+  Buffers& b = buffers.get({static_cast<int>(fill), blocks}, [&] {
+    std::mt19937 rng(5);
+    return Buffers{
+        upload_words(mma_a_fragments(shape, make_matrix(shape.m, shape.k, shape.input, fill, rng)), stream()),
+        upload_words(mma_b_fragments(shape, make_matrix(shape.k, shape.n, shape.input, fill, rng)), stream()),
+        upload_words(mma_c_fragments(shape, Matrix(shape.m, shape.n)), stream()),
+        DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks) * threads * kChains * Mma::acc_regs)};
+  });
+  const auto kernel = kernels::mma_sync_loop<Mma, kChains>;
+  const int shared_bytes = one_block_per_sm(kernel, threads);
+  using Reg = Mma::Reg;
+  using Acc = Mma::Acc;
+  const double mmas = static_cast<double>(blocks) * kWarps * kChains * kReps * kernels::kMmaUnroll;
   energy_row(
       state,
       [&](cudaStream_t s, Clocks c) {
-        kernels::read_work<<<blocks, kThreads, 0, s>>>(reinterpret_cast<const uint4*>(data.data()), vectors, passes,
-                                                       out.data(), c);
+        kernel<<<blocks, threads, shared_bytes, s>>>(
+            reinterpret_cast<const Reg*>(b.a.data()), reinterpret_cast<const Reg*>(b.b.data()),
+            reinterpret_cast<const Acc*>(b.c.data()), reinterpret_cast<Acc*>(b.out.data()), kReps, c);
       },
-      8.0 * static_cast<double>(vectors) * 16 * passes, "bit");
+      mmas * shape.flops(), "flop");
+}
+
+void wgmma_row(benchmark::State& state) {
+  using Op = kernels::WgmmaF16F32;
+  constexpr int kN = 256, kWarpgroups = 2, kGroups = 4096;
+  if (device().major != 9 || device().minor != 0) {
+    skip_benchmark(state, "wgmma is Hopper's (sm_90a); this GPU is " + sm_name());
+    return;
+  }
+  if (!compiled_here(reinterpret_cast<const void*>(kernels::wgmma_compiled<Op>), stream())) {
+    skip_benchmark(state, "this build has no wgmma code for sm_90a (configure with 90a-real)");
+    return;
+  }
+  const TensorShape op = Op::info;
+  const Fill fill = arg(state, "operands") != 0 ? Fill::kRandom : Fill::kZero;
+  const int blocks = device().sm_count, threads = kWarpgroups * kernels::kWgmmaThreads;
+  struct Buffers {
+    DeviceBuffer<std::uint32_t> a_tile, b_tile, a_frags, c_frags, out;
+  };
+  static ArgCache<Buffers> buffers;
+  Buffers& b = buffers.get({static_cast<int>(fill), blocks}, [&] {
+    std::mt19937 rng(5);
+    return Buffers{
+        upload_words(wgmma_a_tile(op.input, make_matrix(kernels::kWgmmaM, op.k, op.input, fill, rng)), stream()),
+        upload_words(wgmma_b_tile(op.input, make_matrix(op.k, kN, op.input, fill, rng)), stream()),
+        upload_words(std::vector<std::uint32_t>(4 * kernels::kWgmmaThreads), stream()),
+        upload_words(wgmma_c_fragments(op.accumulator, Matrix(kernels::kWgmmaM, kN)), stream()),
+        DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(blocks) * threads * (kN / 2))};
+  });
+  const auto kernel = kernels::wgmma_loop<Op, kN, false, false>;
+  const int shared_bytes = one_block_per_sm(kernel, threads);
+  using Acc = Op::Acc;
+  const double instructions = static_cast<double>(blocks) * kWarpgroups * kGroups * kernels::kWgmmaPerGroup;
+  energy_row(
+      state,
+      [&](cudaStream_t s, Clocks c) {
+        kernel<<<blocks, threads, shared_bytes, s>>>(reinterpret_cast<const uint4*>(b.a_tile.data()),
+                                                     reinterpret_cast<const uint4*>(b.b_tile.data()), b.a_frags.data(),
+                                                     reinterpret_cast<const Acc*>(b.c_frags.data()),
+                                                     reinterpret_cast<Acc*>(b.out.data()), kGroups, c);
+      },
+      instructions * 2.0 * kernels::kWgmmaM * kN * op.k, "flop");
 }
 
 GPUBENCH_FAMILY(Energy) {
   if (family.preset() != Preset::kFull) return;  // seconds per row: `--gpubench_preset=full --benchmark_filter=Energy`
-  const std::vector<std::int64_t> operands{0, 1};  // 0: zeros, 1: random data
-  auto* ffma = family.gpu("Energy/ffma", {"operands"}, fma_row<float>);
-  auto* dfma = family.gpu("Energy/dfma", {"operands"}, fma_row<double>);
+  const std::vector<std::vector<std::int64_t>> both{{0}, {1}};  // operands 0: zeros, 1: random data
+  const auto rows = [&](const std::string& name, BenchmarkBody body) {
+    auto* registered = family.gpu("Energy/" + name, {"operands"}, std::move(body));
+    for (const auto& args : both) registered->Args(args)->Iterations(20);
+  };
+  rows("hfma2", fma_row<__half2>);
+  rows("ffma", fma_row<float>);
+  rows("dfma", fma_row<double>);
+  rows("mma_sync_f16", mma_row);
+  rows("wgmma_f16", wgmma_row);
+  rows("l1_read", l1_read_row);
+  rows("dram_copy", copy_row);
+  family.gpu("Energy/normalize", {"operands"}, normalize_row)->Args({1})->Iterations(20);
+  // Reads {operands, width}: both contents at 16 bytes, random data at 4 and 8 for the least-squares split.
   const std::size_t l2_set = std::max<std::size_t>(family.chip().l2_bytes / 4, 1 << 20);
-  auto* l2 =
-      family.gpu("Energy/l2_read", {"operands"}, [l2_set](benchmark::State& state) { read_row(state, l2_set, 64); });
-  auto* dram = family.gpu("Energy/dram_read", {"operands"},
-                          [](benchmark::State& state) { read_row(state, std::size_t{2} << 30, 1); });
-  for (auto* rows : {ffma, dfma, l2, dram})
-    for (std::int64_t o : operands) rows->Args({o})->Iterations(20);
+  const auto reads = [&](const std::string& name, BenchmarkBody body) {
+    auto* registered = family.gpu("Energy/" + name, {"operands", "width"}, std::move(body));
+    for (std::vector<std::int64_t> args : {std::vector<std::int64_t>{0, 16}, {1, 16}, {1, 8}, {1, 4}})
+      registered->Args(args)->Iterations(20);
+  };
+  reads("l2_read", [l2_set](benchmark::State& state) { read_row(state, l2_set, 64); });
+  reads("dram_read", [](benchmark::State& state) { read_row(state, std::size_t{2} << 30, 1); });
 }
 
 GPUBENCH_COUNTERS(

@@ -1,8 +1,11 @@
-// Work whose energy the Energy rows measure: FMA chains (FP32, FP64) and reads from L2 and DRAM, each with
-// zero or random data, so the energy of moving bits splits from the energy of issuing the work.
+// Work whose energy the Energy rows measure: FMA chains (FP16x2, FP32, FP64) and reads of 4-, 8- or 16-byte
+// words from L2 and DRAM, each with zero or random data, so the energy of moving bits splits from the
+// energy of issuing the work. (Tensor-core, L1, copy and normalisation rows reuse their families' kernels.)
 #pragma once
 
 #include "common/clocks.h"
+
+#include <cuda_fp16.h>
 
 #include <cstdint>
 
@@ -22,6 +25,15 @@ __device__ __forceinline__ T energy_operand(unsigned thread, unsigned c, unsigne
   h ^= h >> 12;
   return T(static_cast<int>(h >> 8) - (1 << 23)) / T(1 << 23);  // (-1, 1)
 }
+template <>
+__device__ __forceinline__ __half2 energy_operand<__half2>(unsigned thread, unsigned c, unsigned salt, bool random) {
+  return __floats2half2_rn(energy_operand<float>(thread, c, salt, random),
+                           energy_operand<float>(thread, c, salt + 16u, random));
+}
+
+__device__ __forceinline__ float energy_fma(float x, float a, float b) { return fmaf(x, a, b); }
+__device__ __forceinline__ double energy_fma(double x, double a, double b) { return fma(x, a, b); }
+__device__ __forceinline__ __half2 energy_fma(__half2 x, __half2 a, __half2 b) { return __hfma2(x, a, b); }
 
 // kEnergyChains independent chains x = x * a + b per thread, reps x kEnergyUnroll steps each. Random:
 // a, b and x differ per thread and chain (|a| < 1, so x stays bounded), and the chains interleave in
@@ -42,18 +54,24 @@ static __global__ void fma_work(T* out, std::uint32_t reps, bool random, Clocks 
 #pragma unroll
     for (int u = 0; u < kEnergyUnroll; ++u) {
 #pragma unroll
-      for (int c = 0; c < kEnergyChains; ++c) x[c] = fma(x[c], a[c], b[c]);
+      for (int c = 0; c < kEnergyChains; ++c) x[c] = energy_fma(x[c], a[c], b[c]);
     }
   }
-  T sum = 0;
+  T sum = x[0];
 #pragma unroll
-  for (int c = 0; c < kEnergyChains; ++c) sum += x[c];
+  for (int c = 1; c < kEnergyChains; ++c) sum = sum + x[c];
   out[thread] = sum;
   clocks.end(start);
 }
 
-// Reads `vectors` 16-byte words grid-stride, `passes` times, XOR-folding them into out[thread].
-static __global__ void read_work(const uint4* data, std::size_t vectors, std::uint32_t passes, std::uint32_t* out,
+__device__ __forceinline__ std::uint32_t energy_fold(unsigned v) { return v; }
+__device__ __forceinline__ std::uint32_t energy_fold(uint2 v) { return v.x ^ v.y; }
+__device__ __forceinline__ std::uint32_t energy_fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
+
+// Reads `vectors` words of V (unsigned, uint2, uint4: 4, 8, 16 bytes) grid-stride with ld.global.cg,
+// `passes` times, XOR-folding them into out[thread].
+template <class V>
+static __global__ void read_work(const V* data, std::size_t vectors, std::uint32_t passes, std::uint32_t* out,
                                  Clocks clocks) {
   const Clocks::Stamp start = clocks.begin();
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -63,8 +81,7 @@ static __global__ void read_work(const uint4* data, std::size_t vectors, std::ui
   for (std::uint32_t p = 0; p < passes; ++p) {
 #pragma unroll 4
     for (std::size_t i = first; i < vectors; i += step) {
-      const uint4 v = __ldcg(data + i);
-      folded ^= v.x ^ v.y ^ v.z ^ v.w;
+      folded ^= energy_fold(__ldcg(data + i));
     }
   }
   out[first] = folded;

@@ -504,5 +504,35 @@ class CardOfPowerCaps(unittest.TestCase):
         self.assertNotIn("rows_power_capped", clean.device())
 
 
+def energy_row(case, metric, value, **args):
+    name = "Energy/" + case + "".join(f"/{k}:{v}" for k, v in args.items()) + "/iterations:20/manual_time"
+    return {"name": name, "run_name": name, "run_type": "iteration", metric: value, "pj_min": value * 0.98,
+            "pj_max": value * 1.02, "energy_power_w": 400.0, "idle_power_w": 120.0, "active_idle_power_w": 125.0}
+
+
+class CardOfEnergy(unittest.TestCase):
+    def test_reads_split_into_per_bit_and_per_load_by_least_squares(self):
+        # A synthetic L2: 5 pJ/bit + 100 pJ per lane's load, exactly, at every width.
+        rows = [energy_row("l2_read", "pj_per_bit", 5.0 + 100.0 / (8 * w), operands=1, width=w) for w in (4, 8, 16)]
+        rows.append(energy_row("l2_read", "pj_per_bit", 4.0, operands=0, width=16))
+        rows.append(energy_row("ffma", "pj_per_flop", 8.5, operands=1))
+        built = values(report_model.Report({}, [report_model.Row(r) for r in rows]))
+        split = built["energy.l2_read.split"]
+        self.assertAlmostEqual(split["value"], 5.0)
+        self.assertIn("+ 100 pJ per lane's load", split["text"])
+        self.assertAlmostEqual(built["energy.l2_read.random"]["value"], 5.0 + 100.0 / 128)
+        self.assertEqual(built["energy.l2_read.zero"]["value"], 4.0)
+        self.assertEqual(built["energy.ffma.random"]["value"], 8.5)
+        self.assertIsNone(built["energy.dram_read.split"]["value"])  # no widths measured
+        self.assertEqual(built["energy.baseline"]["value"], 125.0)
+
+    def test_a_gpu_without_wgmma_says_why(self):
+        rows = [energy_row("ffma", "pj_per_flop", 8.5, operands=1)]
+        skipped = dict(energy_row("wgmma_f16", "pj_per_flop", 0, operands=1), skipped=True,
+                       skip_message="wgmma is Hopper's (sm_90a); this GPU is sm_80")
+        built = values(report_model.Report({}, [report_model.Row(r) for r in rows + [skipped]]))
+        self.assertIn("sm_80", built["energy.wgmma_f16.random"]["text"])
+
+
 if __name__ == "__main__":
     unittest.main()

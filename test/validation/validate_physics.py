@@ -372,8 +372,9 @@ def check_data_movers(rows):
 
 
 def check_energy(rows):
-    """Energy per unit is positive; random data costs at least zeros (2% noise); FP64 costs more per FLOP than
-    FP32 and a DRAM bit more than an L2 bit."""
+    """Energy per unit is positive; random data costs at least zeros (2% noise); more work costs more: FP64
+    more per FLOP than FP32, FP32 more than the FP16 tensor core, a DRAM bit more than an L2 bit, an L2 bit more
+    than an L1 bit, and the same bits in 4-byte loads at least what they cost in 16-byte loads."""
     results = []
     for row in rows.values():
         if not row.registered.startswith("Energy/"):
@@ -383,14 +384,24 @@ def check_energy(rows):
             continue
         results.append((row.name + " positive", row[metric] > 0, f"{row[metric]:.3f} pJ"))
         if row.args.get("operands") == 1:
-            zero = one(rows, row.registered, operands=0)
+            same = {k: v for k, v in row.args.items() if k != "operands"}
+            zero = one(rows, row.registered, operands=0, **same)
             if zero:
                 results.append((row.name + " random >= zero", row[metric] >= 0.98 * zero[metric],
                                 f"{row[metric]:.3f} vs {zero[metric]:.3f} pJ"))
-    for high, low, metric in (("Energy/dfma", "Energy/ffma", "pj_per_flop"), ("Energy/dram_read", "Energy/l2_read", "pj_per_bit")):
-        a, b = one(rows, high, operands=1), one(rows, low, operands=1)
-        if a and b:
-            results.append((f"{high} above {low}", a[metric] > b[metric], f"{a[metric]:.3f} vs {b[metric]:.3f} pJ"))
+    wide = {"operands": 1, "width": 16}
+    for high, low, metric, high_args, low_args in (
+            ("Energy/dfma", "Energy/ffma", "pj_per_flop", {"operands": 1}, {"operands": 1}),
+            ("Energy/ffma", "Energy/wgmma_f16", "pj_per_flop", {"operands": 1}, {"operands": 1}),
+            ("Energy/ffma", "Energy/mma_sync_f16", "pj_per_flop", {"operands": 1}, {"operands": 1}),
+            ("Energy/dram_read", "Energy/l2_read", "pj_per_bit", wide, wide),
+            ("Energy/l2_read", "Energy/l1_read", "pj_per_bit", wide, {"operands": 1}),
+            ("Energy/l2_read", "Energy/l2_read", "pj_per_bit", {"operands": 1, "width": 4}, wide),
+            ("Energy/dram_read", "Energy/dram_read", "pj_per_bit", {"operands": 1, "width": 4}, wide)):
+        a, b = one(rows, high, **high_args), one(rows, low, **low_args)
+        if a and b and metric in a and metric in b:
+            results.append((f"{a.name} above {b.name}", a[metric] > 0.98 * b[metric],
+                            f"{a[metric]:.3f} vs {b[metric]:.3f} pJ"))
     return results
 
 
