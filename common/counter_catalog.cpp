@@ -23,12 +23,8 @@ const std::vector<CounterDescription>& harness_counters() {
       {"clock_flagged", "flag", K::kMeasured,
        "1: the SM clock ran under 97% of rated or drifted over 1% (the row's label says which)", "harness"},
       {"power_w", "W", K::kMeasured,
-       "board power over the timed launches: NVML's energy counter over the window when it lasts 1 s or more, "
-       "else instant_power_w (the counter's steps are too coarse); idle gaps between launches included",
-       "harness"},
-      {"instant_power_w", "W", K::kMeasured,
-       "mean of NVML's instantaneous power field (NVML_FI_DEV_POWER_INSTANT), read every 10 ms during the "
-       "timed launches (3 readings at least)",
+       "board power over the timed launches: NVML's energy counter over the window, when it lasts 1 s or more "
+       "(absent otherwise: the counter's steps are too coarse); idle gaps between launches included",
        "harness"},
       {"power_limit_w", "W", K::kMeasured, "the enforced board power limit (NVML)", "harness"},
       {"clock_reasons", "bits", K::kMeasured,

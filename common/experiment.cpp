@@ -92,7 +92,6 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   CycleStats stats;
   int pending = 0;
   const std::optional<PowerSample> power_before = session.power_sample();
-  InstantPowerSampler instant_power(session.nvml());
   for (auto _ : state) {
     if (detail::interrupted()) throw std::runtime_error("interrupted");
     if (cold) session.scrub_l2();  // outside the events: only the launch is timed
@@ -105,7 +104,6 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   }
   if (stamps) session.collect_spans(pending, stats);
   const std::optional<PowerSample> power_after = session.power_sample();
-  const InstantPower instant = instant_power.stop();
 
   RunResult result;
   result.cycles = stats.mean_cycles();
@@ -124,9 +122,8 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
     state.counters[counters::kClockFlagged] = 1;
   }
   if (power_before && power_after) {
-    const PowerWindow power = power_window(*power_before, *power_after, instant);
+    const PowerWindow power = power_window(*power_before, *power_after);
     if (power.power_w) state.counters[counters::kPowerW] = *power.power_w;
-    if (power.instant_power_w) state.counters[counters::kInstantPowerW] = *power.instant_power_w;
     if (power.limit_w) state.counters[counters::kPowerLimitW] = *power.limit_w;
     state.counters[counters::kClockReasons] = static_cast<double>(power.reasons);
     if (power.power_capped || power.thermal_capped) {

@@ -5,15 +5,12 @@
 
 namespace gpubench {
 
-PowerWindow power_window(const PowerSample& before, const PowerSample& after, const InstantPower& instant) {
+PowerWindow power_window(const PowerSample& before, const PowerSample& after) {
   PowerWindow window;
   const double seconds = after.host_seconds - before.host_seconds;
-  if (instant.samples >= kMinInstantSamples) window.instant_power_w = instant.sum_mw * 1e-3 / instant.samples;
   if (before.energy_mj && after.energy_mj && *after.energy_mj >= *before.energy_mj &&
       seconds >= kMinEnergyWindowSeconds)
     window.power_w = static_cast<double>(*after.energy_mj - *before.energy_mj) * 1e-3 / seconds;
-  else
-    window.power_w = window.instant_power_w;
   if (after.limit_mw) window.limit_w = *after.limit_mw * 1e-3;
   // The start's reasons are the previous row's; the end falls after the last launch, when the GPU
   // idles: that bit says nothing about the run.

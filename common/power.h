@@ -38,8 +38,7 @@ struct PowerSample {
 
 // The window between two samples, in the units rows report.
 struct PowerWindow {
-  std::optional<double> power_w;          // energy counter's difference (>= 1 s), else the instantaneous mean
-  std::optional<double> instant_power_w;  // mean of the instantaneous readings taken during the window
+  std::optional<double> power_w;  // energy counter's difference over the window; nothing when too short
   std::optional<double> limit_w;
   std::uint64_t reasons = 0;    // reasons seen at either end, but GpuIdle
   bool power_capped = false;    // a power reason at either end, or power-cap violation time grew
@@ -47,19 +46,13 @@ struct PowerWindow {
 };
 
 // The energy counter moves in coarse steps: over 0.1-0.3 s windows an H100's quick rows read half to
-// twice their power, so a window needs a second. The board's averaged power reading is no substitute
-// (on an H100 it lags by about a second: it showed the previous row's power); shorter windows take the
-// mean of NVML's instantaneous power, sampled during the window, when there are enough samples.
+// twice their power, so a window needs a second. Neither power reading is a substitute: on an H100 the
+// averaged one lags by about a second (it showed the previous row's power) and the instantaneous field
+// (NVML_FI_DEV_POWER_INSTANT, sampled every 10 ms) read 455 W in a 0.14-s wgmma row that draws 650-700 W
+// (docs/results/2026-11-24-energy-2). Shorter windows report none.
 inline constexpr double kMinEnergyWindowSeconds = 1.0;
-inline constexpr int kMinInstantSamples = 3;
 
-// Instantaneous power readings taken while a window ran.
-struct InstantPower {
-  double sum_mw = 0.0;
-  int samples = 0;
-};
-
-PowerWindow power_window(const PowerSample& before, const PowerSample& after, const InstantPower& instant = {});
+PowerWindow power_window(const PowerSample& before, const PowerSample& after);
 
 // "SwPowerCap, HwSlowdown" for the set bits ("none" for 0; unknown bits in hex).
 std::string clock_reason_names(std::uint64_t reasons);

@@ -55,8 +55,6 @@ class GpuSession {
   // NVML's reading of this GPU now (power, energy, limit, clock reasons), or nothing where NVML is
   // missing, refused or not permitted (the session warned once).
   std::optional<PowerSample> power_sample() const;
-  // The NVML device (power readings), or nullptr where NVML is unavailable.
-  const NvmlDevice* nvml() const { return nvml_ && !nvml_->unavailable() ? nvml_.get() : nullptr; }
 
   // One launch between the start/stop events, with the stream held until both are queued.
   // Returns GPU milliseconds; the kernel stamps span slot `slot`.

@@ -1,9 +1,6 @@
 #include "common/detail/nvml_device.h"
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 #if GPUBENCH_HAVE_NVML
 #include <cuda_runtime_api.h>
@@ -72,20 +69,6 @@ PowerSample NvmlDevice::sample() const {
   return s;
 }
 
-std::optional<std::uint32_t> NvmlDevice::instant_power_mw() const {
-#ifdef NVML_FI_DEV_POWER_INSTANT
-  if (handle_ == nullptr) return std::nullopt;
-  nvmlFieldValue_t field{};
-  field.fieldId = NVML_FI_DEV_POWER_INSTANT;
-  if (nvmlDeviceGetFieldValues(static_cast<nvmlDevice_t>(handle_), 1, &field) != NVML_SUCCESS ||
-      field.nvmlReturn != NVML_SUCCESS)
-    return std::nullopt;
-  return field.value.uiVal;
-#else
-  return std::nullopt;
-#endif
-}
-
 #else
 
 NvmlDevice::NvmlDevice(int) {
@@ -100,48 +83,6 @@ PowerSample NvmlDevice::sample() const {
   return s;
 }
 
-std::optional<std::uint32_t> NvmlDevice::instant_power_mw() const { return std::nullopt; }
-
 #endif
-
-struct InstantPowerSampler::State {
-  std::mutex mutex;
-  std::condition_variable wake;
-  bool stopping = false;
-  InstantPower readings;
-  std::thread thread;
-};
-
-InstantPowerSampler::InstantPowerSampler(const NvmlDevice* device, double period_seconds)
-    : state_(std::make_unique<State>()) {
-  if (device == nullptr || device->unavailable() || !device->instant_power_mw()) return;
-  State* state = state_.get();
-  state->thread = std::thread([state, device, period_seconds] {
-    const auto period = std::chrono::duration<double>(period_seconds);
-    std::unique_lock<std::mutex> lock(state->mutex);
-    while (!state->wake.wait_for(lock, period, [state] { return state->stopping; })) {
-      lock.unlock();
-      const std::optional<std::uint32_t> mw = device->instant_power_mw();
-      lock.lock();
-      if (!mw) continue;
-      state->readings.sum_mw += *mw;
-      ++state->readings.samples;
-    }
-  });
-}
-
-InstantPower InstantPowerSampler::stop() {
-  if (state_->thread.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(state_->mutex);
-      state_->stopping = true;
-    }
-    state_->wake.notify_all();
-    state_->thread.join();
-  }
-  return state_->readings;
-}
-
-InstantPowerSampler::~InstantPowerSampler() { stop(); }
 
 }  // namespace gpubench

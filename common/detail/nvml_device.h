@@ -5,8 +5,6 @@
 
 #include "common/power.h"
 
-#include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -24,29 +22,11 @@ class NvmlDevice {
   const std::optional<std::string>& unavailable() const { return why_; }
   // A reading now; fields the board refuses stay empty. Only when available.
   PowerSample sample() const;
-  // NVML's instantaneous power field (not the ~1 s average power_mw reads); nothing where the driver or
-  // board lacks it.
-  std::optional<std::uint32_t> instant_power_mw() const;
 
  private:
   void* handle_ = nullptr;  // nvmlDevice_t
   bool initialized_ = false;
   std::optional<std::string> why_;
-};
-
-// Samples a device's instantaneous power every `period` on a thread of its own from construction to
-// stop() (or destruction): a row's power over windows too short for the energy counter.
-class InstantPowerSampler {
- public:
-  InstantPowerSampler(const NvmlDevice* device, double period_seconds = 0.01);
-  ~InstantPowerSampler();
-  InstantPowerSampler(const InstantPowerSampler&) = delete;
-  InstantPowerSampler& operator=(const InstantPowerSampler&) = delete;
-  InstantPower stop();
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
 };
 
 }  // namespace gpubench

@@ -42,20 +42,6 @@ TEST(PowerWindow, AShortWindowOrNoEnergyCounterGivesNoPower) {
   PowerSample empty;
   EXPECT_FALSE(power_window(empty, empty).power_w);
   EXPECT_FALSE(power_window(empty, empty).limit_w);
-  EXPECT_FALSE(power_window(empty, empty, InstantPower{900000.0, 2}).power_w);  // two readings are too few
-}
-
-// A short window takes the mean of the instantaneous readings (mW); a long one keeps the energy counter's
-// figure and reports the readings' mean beside it.
-TEST(PowerWindow, ShortWindowsUseTheInstantaneousReadings) {
-  const InstantPower readings{3 * 410000.0 + 440000.0, 4};
-  const PowerWindow short_window = power_window(at(10.0, 1'000'000, 90000), at(10.3, 1'130'000, 90000), readings);
-  ASSERT_TRUE(short_window.power_w);
-  EXPECT_DOUBLE_EQ(*short_window.power_w, 417.5);
-  const PowerWindow long_window = power_window(at(10.0, 1'000'000, 90000), at(11.25, 1'625'000, 80000), readings);
-  EXPECT_DOUBLE_EQ(*long_window.power_w, 500.0);
-  ASSERT_TRUE(long_window.instant_power_w);
-  EXPECT_DOUBLE_EQ(*long_window.instant_power_w, 417.5);
 }
 
 TEST(PowerWindow, CapsShowInReasonBitsOrGrowingViolationTime) {
