@@ -91,14 +91,26 @@ void fma_row(benchmark::State& state) {
       2.0 * lanes * fmas, "flop");
 }
 
-// Words of `bytes`, random or zero, for the read and copy rows (one buffer per size and content).
-DeviceBuffer<std::uint32_t>& energy_words(std::size_t bytes, bool random, int slot = 0) {
+// Words of `bytes`, random or zero, that the read, copy and normalisation rows read; as_floats: random
+// floats in (-1, 1) (the normalisation computes on them; random words would be NaNs and infinities).
+DeviceBuffer<std::uint32_t>& energy_words(std::size_t bytes, bool random, bool as_floats = false) {
   static ArgCache<DeviceBuffer<std::uint32_t>> buffers;
-  return buffers.get({static_cast<std::int64_t>(bytes), random, slot}, [&] {
+  return buffers.get({static_cast<std::int64_t>(bytes), random, as_floats}, [&] {
     DeviceBuffer<std::uint32_t> made(bytes / 4);
-    kernels::fill_energy_words<<<1024, 256, 0, stream()>>>(made.data(), bytes / 4, random);
+    kernels::fill_energy_words<<<1024, 256, 0, stream()>>>(made.data(), bytes / 4, random, as_floats);
     GPUBENCH_CUDA_LAUNCHED();
     GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
+    return made;
+  });
+}
+
+// Where the copy and normalisation rows write: a cache of its own (an ArgCache holds one entry, so the
+// source and the destination cannot share one).
+DeviceBuffer<std::uint32_t>& destination_words(std::size_t bytes) {
+  static ArgCache<DeviceBuffer<std::uint32_t>> buffers;
+  return buffers.get({static_cast<std::int64_t>(bytes)}, [&] {
+    DeviceBuffer<std::uint32_t> made(bytes / 4);
+    made.fill_bytes(0, stream());
     return made;
   });
 }
@@ -157,7 +169,7 @@ void copy_row(benchmark::State& state) {
   constexpr std::size_t kBytes = std::size_t{1} << 30;
   const bool random = arg(state, "operands") != 0;
   kernels::StreamArrays<float4> arrays{reinterpret_cast<const float4*>(energy_words(kBytes, random).data()), nullptr,
-                                       reinterpret_cast<float4*>(energy_words(kBytes, false, 1).data()), nullptr};
+                                       reinterpret_cast<float4*>(destination_words(kBytes).data()), nullptr};
   const int blocks = device().sm_count * kBlocksPerSm;
   energy_row(
       state,
@@ -172,8 +184,8 @@ void copy_row(benchmark::State& state) {
 void normalize_row(benchmark::State& state) {
   constexpr std::size_t kBytes = std::size_t{1} << 30;
   constexpr int kLength = 32;
-  const float* in = reinterpret_cast<const float*>(energy_words(kBytes, true).data());
-  float* out = reinterpret_cast<float*>(energy_words(kBytes, false, 1).data());
+  const float* in = reinterpret_cast<const float*>(energy_words(kBytes, true, true).data());
+  float* out = reinterpret_cast<float*>(destination_words(kBytes).data());
   const std::size_t vectors = kBytes / sizeof(float) / kLength;
   const int blocks = device().sm_count * kBlocksPerSm;
   energy_row(

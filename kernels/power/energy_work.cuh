@@ -88,15 +88,16 @@ static __global__ void read_work(const V* data, std::size_t vectors, std::uint32
   clocks.end(start);
 }
 
-// Word i of `words` becomes a hash of i (random) or 0.
-static __global__ void fill_energy_words(std::uint32_t* words, std::size_t count, bool random) {
+// Word i of `words` becomes a hash of i (random), 0, or (as_floats) the float in (-1, 1) the hash gives.
+static __global__ void fill_energy_words(std::uint32_t* words, std::size_t count, bool random, bool as_floats = false) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     std::uint32_t h = static_cast<std::uint32_t>(i) * 0x9E3779B1u ^ static_cast<std::uint32_t>(i >> 32) * 0x85EBCA77u;
     h ^= h >> 15;
     h *= 0x2C1B3C6Du;
     h ^= h >> 12;
-    words[i] = random ? h : 0u;
+    const float value = static_cast<float>(static_cast<int>(h >> 8) - (1 << 23)) / static_cast<float>(1 << 23);
+    words[i] = !random ? 0u : as_floats ? __float_as_uint(value) : h;
   }
 }
 #endif
