@@ -80,6 +80,8 @@ class Row(dict):
                     self[field] = self[field].replace(tag, "", 1)
         self.error = raw.get("error_message", "error") if raw.get("error_occurred") else None
         self.skipped = raw.get("skip_message", "skipped") if raw.get("skipped") else None
+        if self.error and self.error.startswith("skipped: "):  # Google Benchmark 1.7 has no skip: gpubench's error
+            self.error, self.skipped = None, self.error[len("skipped: "):]
         self.aggregate = raw.get("run_type") == "aggregate"
 
     @property

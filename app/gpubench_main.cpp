@@ -5,6 +5,7 @@
 #include "app/json_report.h"
 #include "app/selection.h"
 #include "common/benchmark_compat.h"
+#include "common/chip_table.h"
 #include "common/counter_catalog.h"
 #include "common/cupti/counter_selection.h"
 #include "common/cupti/counter_session.h"
@@ -133,12 +134,32 @@ int main(int argc, char** argv) {
     return 0;
   }
   const gpubench::Preset preset = options.full ? gpubench::Preset::kFull : gpubench::Preset::kQuick;
-  const std::vector<int> devices = options.devices.resolve(options.devices.all ? gpu_count() : 0);
+  const gpubench::KnownChip* plan = nullptr;
+  if (!options.plan.empty()) {
+    if (options.plan == "list") {
+      for (const gpubench::KnownChip& chip : gpubench::known_chips())
+        std::printf("%-10s %-20s sm_%d  %3d SMs  L2 %3zu MiB  (%s)\n", chip.key.c_str(), chip.name.c_str(),
+                    chip.shape.sm(), chip.shape.sm_count, chip.shape.l2_bytes >> 20, chip.source.c_str());
+      return 0;
+    }
+    plan = gpubench::find_known_chip(options.plan);
+    if (plan == nullptr) {
+      std::string keys;
+      for (const gpubench::KnownChip& chip : gpubench::known_chips()) keys += " " + chip.key;
+      std::fprintf(stderr, "gpubench: --gpubench_plan=%s: not a known chip; known:%s\n", options.plan.c_str(),
+                   keys.c_str());
+      return 2;
+    }
+    options.card = "none";  // nothing is measured
+    gpubench::set_planned_chip(&plan->shape);
+  }
+  const std::vector<int> devices =
+      plan ? std::vector<int>{0} : options.devices.resolve(options.devices.all ? gpu_count() : 0);
   const bool several_devices = devices.size() > 1;
   try {
     // The quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
     const bool quick_times = preset == gpubench::Preset::kQuick && !options.min_time_given;
-    gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0);
+    gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0, plan ? &plan->shape : nullptr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;
@@ -176,7 +197,18 @@ int main(int argc, char** argv) {
   }
 
   gpubench::GpuSession::set_cold_l2(options.cold_l2);
-  if (several_devices) {
+  if (plan) {
+    const gpubench::ChipShape& chip = plan->shape;
+    benchmark::AddCustomContext("gpubench_plan", plan->key);
+    benchmark::AddCustomContext("gpu_name", plan->name + " (planned: nothing ran)");
+    benchmark::AddCustomContext("gpu_compute_capability",
+                                std::to_string(chip.major) + "." + std::to_string(chip.minor));
+    benchmark::AddCustomContext("gpu_sm_count", std::to_string(chip.sm_count));
+    benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(chip.l2_bytes));
+    benchmark::AddCustomContext("gpu_l1_shared_bytes_per_sm", std::to_string(chip.l1_shared_bytes));
+    benchmark::AddCustomContext("gpu_shared_memory_per_sm_bytes", std::to_string(chip.shared_max_bytes));
+    benchmark::AddCustomContext("gpubench_plan_source", plan->source);
+  } else if (several_devices) {
     // Every GPU's context before the first row (Google Benchmark writes the context first); a GPU
     // of the list that cannot open ends the run here, before any row.
     std::string listed;
@@ -194,7 +226,7 @@ int main(int argc, char** argv) {
     gpubench::GpuSession::select_device(devices.front());
   }
   try {
-    if (!several_devices) describe_gpu(devices.front(), "");
+    if (!several_devices && !plan) describe_gpu(devices.front(), "");
   } catch (const gpubench::GpuUnavailable& e) {
     // Without a GPU only the selected benchmarks that need none run; a selection with none, or the
     // whole suite, stops here with the reason.

@@ -9,6 +9,7 @@ std::optional<ArchThroughput> arch_throughput(int major, int minor) {
   };
   static constexpr Row kRows[] = {
       // fp32, fp64, int32 mad, fp16 results, sfu
+      {7, 0, {64, 32, 64, 128, 16}},    // V100
       {7, 5, {64, 2, 64, 128, 16}},     // Turing
       {8, 0, {64, 32, 64, 256, 16}},    // A100
       {8, 6, {128, 2, 64, 256, 16}},    // GA10x
@@ -65,6 +66,19 @@ std::optional<TensorPeaks> tensor_peaks(int major, int minor) {
         "RTX A6000",
         84,
         "NVIDIA Ampere GA102 GPU Architecture whitepaper (2021), RTX A6000 column"}},
+      // Ada professional parts (GeForce: FP16/BF16 with FP32 accumulate at half this rate); the figures
+      // imply 2490 MHz at 142 SMs.
+      {8,
+       9,
+       {{512, 362.05, 2490},
+        {512, 362.05, 2490},
+        {256, 183.0, 2490},
+        {1024, 733.0, 2490},
+        {1024, 733.0, 2490},
+        {},
+        "L40S",
+        142,
+        "NVIDIA L40S datasheet (2023), dense figures"}},
       // The tensor figures assume 1830 MHz, the FP64 ones 1980 MHz (the whitepaper's own arithmetic).
       {9,
        0,

@@ -32,7 +32,7 @@ std::vector<std::int64_t> sorted_unique(std::vector<std::int64_t> sets) {
 
 }  // namespace
 
-ChipShape default_chip_shape() { return ChipShape{132, 256 * KiB, 228 * KiB, 50 * MiB, false}; }
+ChipShape default_chip_shape() { return ChipShape{132, 256 * KiB, 228 * KiB, 50 * MiB, false, 9, 0}; }
 
 std::size_t unified_l1_bytes(int major, int minor, std::size_t shared_max_bytes) {
   struct Row {
@@ -58,7 +58,8 @@ ChipShape chip_shape(int device) {
     return default_chip_shape();
   }
   const auto shared_max = static_cast<std::size_t>(shared);
-  return ChipShape{sms, unified_l1_bytes(major, minor, shared_max), shared_max, static_cast<std::size_t>(l2), true};
+  return ChipShape{
+      sms, unified_l1_bytes(major, minor, shared_max), shared_max, static_cast<std::size_t>(l2), true, major, minor};
 }
 
 std::size_t l1_bytes_at_carveout(const ChipShape& shape, int carveout_percent) {

@@ -15,6 +15,8 @@ struct ChipShape {
   std::size_t shared_max_bytes = 0;  // the most of it a SM gives to shared memory
   std::size_t l2_bytes = 0;
   bool from_device = false;  // false: no GPU answered, the defaults below
+  int major = 9, minor = 0;  // compute capability: which instructions and units rows may use
+  int sm() const { return major * 10 + minor; }
 };
 
 // An H100 SXM5's (132 SMs, 256 KiB L1/shared of which up to 228 KiB shared, 50 MiB L2): what

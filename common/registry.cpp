@@ -1,5 +1,6 @@
 #include "common/registry.h"
 
+#include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
 #include "common/cuda_check.h"
 #include "common/cupti/counter_session.h"
@@ -47,6 +48,15 @@ bool add_family(const char* name, FamilyRegistration registration) {
 namespace {
 
 std::atomic<int> g_failed{0};
+std::optional<ChipShape> g_planned_chip;
+
+// The facts of the GPU a row runs on (attributes only: no context), once per GPU.
+const ChipShape& chip_of(int device) {
+  static std::map<int, ChipShape> shapes;
+  auto found = shapes.find(device);
+  if (found == shapes.end()) found = shapes.emplace(device, chip_shape(device)).first;
+  return found->second;
+}
 
 // Rows run GPU after GPU: the first row of the next GPU closes the session (its buffers, profilers)
 // and opens one there.
@@ -122,6 +132,17 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
               .c_str());
       return;
     }
+    if (registration.needs_gpu && registration.requirement) {
+      const ChipShape& chip = g_planned_chip ? *g_planned_chip : chip_of(device);
+      if (const std::optional<std::string> why = registration.requirement(chip)) {
+        skip_benchmark(state, *why);
+        return;
+      }
+    }
+    if (g_planned_chip) {
+      skip_benchmark(state, "planned (--gpubench_plan: nothing runs)");
+      return;
+    }
     try {
       if (registration.needs_gpu) enter_gpu_row(registration.device);
       body(state);
@@ -136,9 +157,10 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
 }
 
 Benchmark* register_benchmark(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body,
-                              const std::string& family, bool needs_gpu, int device) {
-  Registration registration{name, family.empty() ? name.substr(0, name.find('/')) : family, needs_gpu, device,
-                            arg_names};
+                              const std::string& family, bool needs_gpu, int device, Requirement requirement) {
+  Registration registration{name,      family.empty() ? name.substr(0, name.find('/')) : family,
+                            needs_gpu, device,
+                            arg_names, std::move(requirement)};
   registration_list().push_back(registration);
   Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();
@@ -149,13 +171,36 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
 }  // namespace
 
 Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body, const std::string& family, int device) {
-  return register_benchmark(name, arg_names, std::move(body), family, true, device);
+                                  BenchmarkBody body, const std::string& family, int device, Requirement requirement) {
+  return register_benchmark(name, arg_names, std::move(body), family, true, device, std::move(requirement));
 }
+
+Requirement needs_sm(int sm, std::string what) {
+  return [sm, what = std::move(what)](const ChipShape& chip) -> std::optional<std::string> {
+    if (chip.sm() >= sm) return std::nullopt;
+    return what + " needs sm_" + std::to_string(sm) + " or newer; this GPU is sm_" + std::to_string(chip.sm());
+  };
+}
+
+Requirement only_on_sm(int sm, std::string what) {
+  return [sm, what = std::move(what)](const ChipShape& chip) -> std::optional<std::string> {
+    if (chip.sm() == sm) return std::nullopt;
+    return what + " is sm_" + std::to_string(sm) + "'s only; this GPU is sm_" + std::to_string(chip.sm());
+  };
+}
+
+void set_planned_chip(const ChipShape* chip) {
+  if (chip)
+    g_planned_chip = *chip;
+  else
+    g_planned_chip.reset();
+}
+
+const ChipShape* planned_chip() { return g_planned_chip ? &*g_planned_chip : nullptr; }
 
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
                                   BenchmarkBody body, const std::string& family) {
-  return register_benchmark(name, arg_names, std::move(body), family, false, -1);
+  return register_benchmark(name, arg_names, std::move(body), family, false, -1, {});
 }
 
 const std::vector<Registration>& registrations() { return registration_list(); }
@@ -186,13 +231,13 @@ std::int64_t arg(const benchmark::State& state, const std::string& name) {
                               ")");
 }
 
-std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices,
-                                           double short_launch_min_time) {
+std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices, double short_launch_min_time,
+                                           const ChipShape* planned) {
   std::vector<std::string> names;
   std::set<std::string> host_families;  // registered no GPU row for the first GPU
   const bool several = devices.size() > 1;
   for (std::size_t pass = 0; pass < devices.size(); ++pass) {
-    const ChipShape chip = chip_shape(devices[pass]);
+    const ChipShape chip = planned ? *planned : chip_shape(devices[pass]);
     for (const detail::FamilyEntry& entry : detail::families()) {
       if (pass > 0 && host_families.count(entry.name)) continue;
       const std::size_t first = registration_list().size();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -23,12 +24,27 @@ using Benchmark =
 
 using BenchmarkBody = std::function<void(benchmark::State&)>;
 
+// Why a chip cannot run a row (an instruction or unit its architecture lacks), or nothing. Decided from
+// the chip's facts alone, before the body runs, so a plan for a chip (--gpubench_plan) gives the same
+// reason a run on it would.
+using Requirement = std::function<std::optional<std::string>(const ChipShape&)>;
+// "<what> needs sm_<sm> or newer; this GPU is sm_<its>".
+Requirement needs_sm(int sm, std::string what);
+// "<what> is sm_<sm>'s only; this GPU is sm_<its>" (architecture-specific instructions: wgmma is sm_90a's).
+Requirement only_on_sm(int sm, std::string what);
+
+// Plan mode (--gpubench_plan): rows run on nothing; each says why `chip` could not run it, or that it
+// would. nullptr: a real run.
+void set_planned_chip(const ChipShape* chip);
+const ChipShape* planned_chip();
+
 // A GPU benchmark: manual (CUDA event) time, and any exception becomes this row's error, so one
 // failure never ends the run. arg_names also tell run() which arguments identify the case. After an
 // interrupt (Ctrl-C) the body no longer runs: the row is skipped as "interrupted". `device` >= 0:
 // the row runs on that GPU (the session moves there first); -1: on the GPU the session has.
 Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
-                                  BenchmarkBody body, const std::string& family = {}, int device = -1);
+                                  BenchmarkBody body, const std::string& family = {}, int device = -1,
+                                  Requirement requirement = {});
 // A host benchmark (no GPU): wall or CPU time as Google Benchmark measures it, errors as above.
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
                                   BenchmarkBody body, const std::string& family = {});
@@ -41,6 +57,7 @@ struct Registration {
   bool needs_gpu;
   int device = -1;  // the GPU the row runs on; -1: the session's
   std::vector<std::string> arg_names;
+  Requirement requirement;  // empty: every GPU runs it
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -82,10 +99,12 @@ class Family {
   T pick(T quick, T full) const {
     return preset_ == Preset::kQuick ? std::move(quick) : std::move(full);
   }
-  Benchmark* gpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
+  // `requirement`: what the chip must have (needs_sm); a chip without it skips the rows with the reason.
+  Benchmark* gpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body,
+                 Requirement requirement = {}) const {
     // Pinned to its GPU only in a run over several; otherwise it runs on the session's.
     return register_gpu_benchmark(name + suffix_, arg_names, std::move(body), name_ + suffix_,
-                                  suffix_.empty() ? -1 : device_);
+                                  suffix_.empty() ? -1 : device_, std::move(requirement));
   }
   // Rows of launches that take microseconds. In the quick preset (unless --benchmark_min_time was
   // given) they stop after less GPU time than others: each launch costs tens of times its GPU time
@@ -117,8 +136,9 @@ bool add_family(const char* name, FamilyRegistration registration);
 // Registers every family's benchmarks for the preset, in link order, GPU after GPU (`devices` in
 // order; one GPU: unsuffixed names). A non-zero `short_launch_min_time` is Family::short_launches'
 // min time. Returns the family names.
+// `chip`: registers for these facts instead of the devices' (plan mode).
 std::vector<std::string> register_families(Preset preset, const std::vector<int>& devices = {0},
-                                           double short_launch_min_time = 0.0);
+                                           double short_launch_min_time = 0.0, const ChipShape* chip = nullptr);
 
 }  // namespace gpubench
 

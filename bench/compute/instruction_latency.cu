@@ -17,10 +17,6 @@ template <class I>
 void latency(benchmark::State& state) {
   using T = typename I::T;
   static ArgCache<DeviceBuffer<T>> out_cache;
-  if (const auto why = unsupported_reason(I::info, device().major, device().minor)) {
-    skip_benchmark(state, *why);
-    return;
-  }
   T* out = out_cache.get({}, [] { return DeviceBuffer<T>(1); }).data();
   const RunResult result = run(state,
                                [&](cudaStream_t s, Clocks c) {
@@ -33,7 +29,8 @@ void latency(benchmark::State& state) {
 GPUBENCH_FAMILY(InstructionLatency) {
   kernels::Instructions::for_each([&](auto instruction) {
     using I = decltype(instruction);
-    family.gpu(std::string("InstructionLatency/") + I::info.name, {}, latency<I>);
+    family.gpu(std::string("InstructionLatency/") + I::info.name, {}, latency<I>,
+               needs_sm(I::info.min_sm, I::info.name));
   });
 }
 

@@ -18,10 +18,4 @@ std::optional<int> peak_results_per_sm_per_clock(Pipe pipe, int major, int minor
   }
 }
 
-std::optional<std::string> unsupported_reason(const InstructionInfo& info, int major, int minor) {
-  if (major * 10 + minor >= info.min_sm) return std::nullopt;
-  return std::string(info.name) + " needs sm_" + std::to_string(info.min_sm) + " or newer; this GPU is sm_" +
-         std::to_string(major) + std::to_string(minor);
-}
-
 }  // namespace gpubench

@@ -37,10 +37,6 @@ void throughput(benchmark::State& state) {
   const int ilp = static_cast<int>(arg(state, "ilp"));
   const int warps = static_cast<int>(arg(state, "warps"));
   const DeviceInfo& gpu = device();
-  if (const auto why = unsupported_reason(I::info, gpu.major, gpu.minor)) {
-    skip_benchmark(state, *why);
-    return;
-  }
   const int threads = warps * kWarpSize;
   const int blocks = gpu.sm_count;  // one block per SM
   Buffers<I>& b = buffers.get({}, [] { return Buffers<I>(); });
@@ -67,7 +63,8 @@ GPUBENCH_FAMILY(InstructionThroughput) {
   kernels::Instructions::for_each([&](auto instruction) {
     using I = decltype(instruction);
     family
-        .gpu(std::string("InstructionThroughput/") + I::info.name, {"ilp", "warps"}, throughput<I>)
+        .gpu(std::string("InstructionThroughput/") + I::info.name, {"ilp", "warps"}, throughput<I>,
+             needs_sm(I::info.min_sm, I::info.name))
         // Quick: the cells that reach each pipe's peak (on H100/H200 the best full-sweep cell is within
         // 0.1% of one of these for every FMA and MUFU instruction) and the single chain.
         ->ArgsProduct(family.pick<std::vector<std::vector<std::int64_t>>>({{1, 4, 8}, {8, 32}},

@@ -61,9 +61,9 @@ std::vector<std::string> tensor_counters(TensorInput input) {
 }
 
 // An instruction PTX accepts but the GPU runs as something else: timing it would not be the tensor core's.
-std::optional<std::string> emulated_reason(const TensorShape& shape, const DeviceInfo& gpu) {
+std::optional<std::string> emulated_reason(const TensorShape& shape, int major) {
   const bool fp8 = shape.input == TensorInput::kE4M3 || shape.input == TensorInput::kE5M2;
-  if (fp8 && gpu.major == 9)
+  if (fp8 && major == 9)
     return std::string(
                "Hopper has no FP8 mma.sync: ptxas converts the operands to FP16 (F2FP) and issues two "
                "HMMA.16816 per mma (docs/experiments/tensor_core.md); Hopper's FP8 is wgmma, TensorCore/wgmma_") +
@@ -124,17 +124,8 @@ void mma_sync_row(benchmark::State& state) {
   const int warps = static_cast<int>(arg(state, "warps"));
   const Fill fill = fill_of(state);
   const DeviceInfo& gpu = device();
-  if (gpu.major * 10 + gpu.minor < shape.min_sm) {
-    skip_benchmark(state, std::string("mma.sync ") + shape.name + " needs sm_" + std::to_string(shape.min_sm) +
-                              " or newer; this GPU is " + sm_name(gpu.major, gpu.minor));
-    return;
-  }
   if (!compiled_here(reinterpret_cast<const void*>(kernels::mma_compiled<Mma>), stream())) {
     skip_benchmark(state, not_compiled("mma.sync", gpu));
-    return;
-  }
-  if (const auto why = emulated_reason(shape, gpu)) {
-    skip_benchmark(state, *why);
     return;
   }
   const int blocks = gpu.sm_count;  // one block per SM
@@ -197,10 +188,6 @@ void wgmma_row(benchmark::State& state, bool latency) {
   const int warpgroups = latency ? 1 : static_cast<int>(arg(state, "warpgroups"));
   const Fill fill = latency ? Fill::kRandom : fill_of(state);
   const DeviceInfo& gpu = device();
-  if (gpu.major != 9 || gpu.minor != 0) {
-    skip_benchmark(state, "wgmma is Hopper's (sm_90a); this GPU is " + sm_name(gpu.major, gpu.minor));
-    return;
-  }
   if (!compiled_here(reinterpret_cast<const void*>(kernels::wgmma_compiled<Op>), stream())) {
     skip_benchmark(state, not_compiled("wgmma", gpu));
     return;
@@ -242,6 +229,16 @@ void wgmma_row(benchmark::State& state, bool latency) {
 
 using Args = std::vector<std::vector<std::int64_t>>;
 
+// mma.sync of a shape: the architecture has it, and runs it on the tensor cores.
+Requirement mma_requirement(const TensorShape& shape) {
+  return [shape](const ChipShape& chip) -> std::optional<std::string> {
+    if (chip.sm() < shape.min_sm)
+      return std::string("mma.sync ") + shape.name + " needs sm_" + std::to_string(shape.min_sm) +
+             " or newer; this GPU is " + sm_name(chip.major, chip.minor);
+    return emulated_reason(shape, chip.major);
+  };
+}
+
 GPUBENCH_FAMILY(TensorCore) {
   // mma.sync: {chains, warps per SM, operands (1 random, 0 zero)}. The latency row is one warp's chain.
   const Args mma_full = [] {
@@ -257,23 +254,25 @@ GPUBENCH_FAMILY(TensorCore) {
     Args rows = family.pick<Args>({{1, 1, 1}, {4, 8, 1}}, mma_full);
     if (std::string(Mma::info.name) == "f16_f32") rows.push_back({4, 8, 0});
     auto* registered = family.gpu(std::string("TensorCore/mma_sync_") + Mma::info.name, {"chains", "warps", "operands"},
-                                  mma_sync_row<Mma>);
+                                  mma_sync_row<Mma>, mma_requirement(Mma::info));
     for (const auto& row : rows) registered->Args(row);
   });
 
-  // wgmma: latency rows {n}; throughput rows {n, warpgroups per SM, operands}.
+  // wgmma: latency rows {n}; throughput rows {n, warpgroups per SM, operands}. Hopper's only (sm_90a).
+  const Requirement hopper = only_on_sm(90, "wgmma (sm_90a)");
   const auto wgmma = [&](const std::string& label, auto row, const std::vector<std::int64_t>& all_n,
                          const std::vector<std::int64_t>& quick_latency_n, const Args& quick_rows, bool zeros_too) {
-    auto* latency =
-        family.gpu("TensorCore/wgmma_latency_" + label, {"n"}, [row](benchmark::State& state) { row(state, true); });
+    auto* latency = family.gpu(
+        "TensorCore/wgmma_latency_" + label, {"n"}, [row](benchmark::State& state) { row(state, true); }, hopper);
     for (std::int64_t n : family.pick(quick_latency_n, all_n)) latency->Arg(n);
     Args full;
     for (std::int64_t n : all_n)
       for (std::int64_t warpgroups : {1, 2, 4})
         for (std::int64_t operands : {1, 0})
           if (operands == 1 || zeros_too) full.push_back({n, warpgroups, operands});
-    auto* throughput = family.gpu("TensorCore/wgmma_" + label, {"n", "warpgroups", "operands"},
-                                  [row](benchmark::State& state) { row(state, false); });
+    auto* throughput = family.gpu(
+        "TensorCore/wgmma_" + label, {"n", "warpgroups", "operands"},
+        [row](benchmark::State& state) { row(state, false); }, hopper);
     for (const auto& args : family.pick(quick_rows, full)) throughput->Args(args);
   };
   using namespace kernels;

@@ -45,20 +45,6 @@ constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
 constexpr std::int64_t kDramSet = GiB;
 constexpr int kCopyThreads = 256;
 
-std::string sm_name() { return "sm_" + std::to_string(device().major * 10 + device().minor); }
-
-bool has_tma(benchmark::State& state) {
-  if (device().major >= 9) return true;
-  skip_benchmark(state, "the tensor memory accelerator (cp.async.bulk) needs sm_90 or newer; this GPU is " + sm_name());
-  return false;
-}
-
-bool has_cp_async(benchmark::State& state) {
-  if (device().major >= 8) return true;
-  skip_benchmark(state, "cp.async needs sm_80 or newer; this GPU is " + sm_name());
-  return false;
-}
-
 bool fits_in_free_memory(benchmark::State& state, std::size_t bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -144,7 +130,6 @@ std::uint32_t checked_tile(std::int64_t tile) {
 
 template <TmaStep Step>
 void tma_latency(benchmark::State& state) {
-  if (!has_tma(state)) return;
   constexpr bool kCopies = Step != TmaStep::kBarrierOnly;
   const std::size_t bytes = kCopies ? static_cast<std::size_t>(arg(state, "bytes")) : 4 * KiB;
   const std::uint32_t tile = kCopies ? checked_tile(arg(state, "tile")) : kLine;
@@ -205,7 +190,6 @@ void load_to_use_latency(benchmark::State& state) {
 }
 
 void tma_bandwidth(benchmark::State& state) {
-  if (!has_tma(state)) return;
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   const std::uint32_t tile = checked_tile(arg(state, "tile"));
   const auto stages = static_cast<std::uint32_t>(arg(state, "stages"));
@@ -238,7 +222,6 @@ void tma_bandwidth(benchmark::State& state) {
 
 template <CopyVia Via, int Width>
 void copy_latency_row(benchmark::State& state) {
-  if (!has_cp_async(state)) return;
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   if (!fits_in_free_memory(state, bytes)) return;
   DeviceChain& chain = chains().get(bytes, kLine, 4);  // word-indexed
@@ -253,7 +236,6 @@ void copy_latency_row(benchmark::State& state) {
 
 template <CopyVia Via, int Width>
 void copy_bandwidth_row(benchmark::State& state) {
-  if (!has_cp_async(state)) return;
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   if (!fits_in_free_memory(state, bytes)) return;
   DeviceBuffer<char>& source = stream_source(bytes);
@@ -277,16 +259,20 @@ void copy_bandwidth_row(benchmark::State& state) {
 template <CopyVia Via, int... Widths>
 void copy_rows(const Family& family, const std::string& path, const std::vector<std::vector<std::int64_t>>& latency,
                const std::vector<std::vector<std::int64_t>>& bandwidth) {
+  const bool cp_async = Via == CopyVia::kCpAsyncCa || Via == CopyVia::kCpAsyncCg;
+  const Requirement requirement = cp_async ? needs_sm(80, "cp.async") : Requirement{};
   const auto by_width = [](auto row) {
     return [row](benchmark::State& state) {
       dispatch<Widths...>(static_cast<int>(arg(state, "width")), [&](auto width) { row(state, width); });
     };
   };
   auto* l = family.gpu("AsyncCopy/copy_latency_" + path, {"bytes", "width"},
-                       by_width([](benchmark::State& s, auto w) { copy_latency_row<Via, decltype(w)::value>(s); }));
+                       by_width([](benchmark::State& s, auto w) { copy_latency_row<Via, decltype(w)::value>(s); }),
+                       requirement);
   for (const auto& row : latency) l->Args(row);
   auto* b = family.gpu("AsyncCopy/copy_bandwidth_" + path, {"bytes", "width"},
-                       by_width([](benchmark::State& s, auto w) { copy_bandwidth_row<Via, decltype(w)::value>(s); }));
+                       by_width([](benchmark::State& s, auto w) { copy_bandwidth_row<Via, decltype(w)::value>(s); }),
+                       requirement);
   for (const auto& row : bandwidth) b->Args(row);
 }
 
@@ -304,15 +290,16 @@ GPUBENCH_FAMILY(AsyncCopy) {
   for (std::int64_t bytes : {near_l2, kDramSet}) load->Args({bytes});
   auto* load_to_use = family.gpu("AsyncCopy/load_to_use_latency", {"bytes"}, load_to_use_latency);
   for (std::int64_t bytes : {near_l2, kDramSet}) load_to_use->Args({bytes});
-  family.gpu("AsyncCopy/mbarrier_latency", {}, tma_latency<TmaStep::kBarrierOnly>);
+  const Requirement needs_tma = needs_sm(90, "the tensor memory accelerator (cp.async.bulk, mbarrier transactions)");
+  family.gpu("AsyncCopy/mbarrier_latency", {}, tma_latency<TmaStep::kBarrierOnly>, needs_tma);
   // Quick: a line from L2 and from DRAM, and 1, 8 and 32 KiB tiles from L2 (the cost per byte).
   Args tma_quick{{near_l2, 128}, {kDramSet, 128}, {near_l2, 1024}, {near_l2, 8192}, {near_l2, 32768}};
   Args tma_full;
   for (std::int64_t bytes : {near_l2, kDramSet})
     for (std::int64_t tile = 128; tile <= 32768; tile *= 2) tma_full.push_back({bytes, tile});
-  auto* tma = family.gpu("AsyncCopy/tma_latency", {"bytes", "tile"}, tma_latency<TmaStep::kTensor>);
+  auto* tma = family.gpu("AsyncCopy/tma_latency", {"bytes", "tile"}, tma_latency<TmaStep::kTensor>, needs_tma);
   for (const auto& row : family.pick(tma_quick, tma_full)) tma->Args(row);
-  auto* bulk = family.gpu("AsyncCopy/bulk_latency", {"bytes", "tile"}, tma_latency<TmaStep::kBulk>);
+  auto* bulk = family.gpu("AsyncCopy/bulk_latency", {"bytes", "tile"}, tma_latency<TmaStep::kBulk>, needs_tma);
   for (const auto& row : family.pick(Args{{near_l2, 128}, {kDramSet, 128}}, tma_full)) bulk->Args(row);
 
   // Bytes in flight per SM = tile x stages (one block per SM).
@@ -321,7 +308,7 @@ GPUBENCH_FAMILY(AsyncCopy) {
   for (std::int64_t bytes : {l2_stream, kDramSet})
     for (std::int64_t tile : {1024, 4096, 8192, 16384, 32768})
       for (std::int64_t stages : {1, 2, 4, 6}) stream_full.push_back({bytes, tile, stages});
-  auto* tma_stream = family.gpu("AsyncCopy/tma_bandwidth", {"bytes", "tile", "stages"}, tma_bandwidth);
+  auto* tma_stream = family.gpu("AsyncCopy/tma_bandwidth", {"bytes", "tile", "stages"}, tma_bandwidth, needs_tma);
   for (const auto& row : family.pick(stream_quick, stream_full)) tma_stream->Args(row);
 
   // cp.async and the load/store it replaces: {bytes, width}. Quick: 16 bytes from L1 (.ca) and L2,

@@ -35,14 +35,6 @@ constexpr int kChaseThreads = 256;    // lay the chain; one of them chases
 constexpr int kStreamThreads = 1024;  // enough remote loads in flight to cover the SM-to-SM latency
 constexpr std::uint32_t kStreamBytes = 64 * 1024;
 
-bool has_clusters(benchmark::State& state) {
-  const DeviceInfo& gpu = device();
-  if (gpu.major >= 9) return true;
-  skip_benchmark(
-      state, "thread-block clusters need sm_90 or newer; this GPU is sm_" + std::to_string(gpu.major * 10 + gpu.minor));
-  return false;
-}
-
 // Clusters of `cluster` blocks, one block per SM, that the GPU holds at once; nullopt (the row
 // skipped, saying why) when none fits.
 template <class... Params>
@@ -65,7 +57,6 @@ DeviceChain& shared_chain() {
 // One cluster of `cluster` blocks; block 0 chases in block `rank`'s shared memory through `Window`.
 template <SharedWindow Window>
 void chase(benchmark::State& state, int cluster, int rank) {
-  if (!has_clusters(state)) return;
   if (rank < 0 || rank >= cluster)
     throw std::invalid_argument("rank " + std::to_string(rank) + " is not a block of a cluster of " +
                                 std::to_string(cluster));
@@ -98,7 +89,6 @@ void chase(benchmark::State& state, int cluster, int rank) {
 // of 1 reads its own through the block window: the local bandwidth the remote one is set against.
 template <int Width, bool Write>
 void stream_row(benchmark::State& state, int cluster) {
-  if (!has_clusters(state)) return;
   const auto kernel = cluster == 1 ? kernels::dsmem_stream<Width, Write, SharedWindow::kBlock>
                                    : kernels::dsmem_stream<Width, Write, SharedWindow::kCluster>;
   const int shared_bytes = one_block_per_sm(kernel, kStreamThreads, static_cast<int>(kStreamBytes));
@@ -140,16 +130,22 @@ void stream_rows(benchmark::State& state) {
 using Args = std::vector<std::vector<std::int64_t>>;
 
 GPUBENCH_FAMILY(Cluster) {
-  family.gpu("Cluster/smem_latency", {}, [](benchmark::State& state) { chase<SharedWindow::kBlock>(state, 1, 0); });
+  const Requirement clusters = needs_sm(90, "a thread-block cluster");
+  family.gpu(
+      "Cluster/smem_latency", {}, [](benchmark::State& state) { chase<SharedWindow::kBlock>(state, 1, 0); }, clusters);
   // Quick: the block's own memory through the cluster window, the nearest and the last rank of
   // clusters of 2 to 16 (the SM pairs vary with the rank); full: every rank of every size.
   Args quick{{1, 0}, {2, 1}, {4, 1}, {4, 3}, {8, 1}, {8, 7}, {16, 1}, {16, 15}};
   Args full{{1, 0}};
   for (std::int64_t size = 2; size <= 16; ++size)
     for (std::int64_t rank = 0; rank < size; ++rank) full.push_back({size, rank});
-  auto* latency = family.gpu("Cluster/dsmem_latency", {"cluster", "rank"}, [](benchmark::State& state) {
-    chase<SharedWindow::kCluster>(state, static_cast<int>(arg(state, "cluster")), static_cast<int>(arg(state, "rank")));
-  });
+  auto* latency = family.gpu(
+      "Cluster/dsmem_latency", {"cluster", "rank"},
+      [](benchmark::State& state) {
+        chase<SharedWindow::kCluster>(state, static_cast<int>(arg(state, "cluster")),
+                                      static_cast<int>(arg(state, "rank")));
+      },
+      clusters);
   for (const auto& row : family.pick(quick, full)) latency->Args(row);
 
   // {cluster size (1: each block its own memory), bytes per access, write}.
@@ -158,7 +154,7 @@ GPUBENCH_FAMILY(Cluster) {
   for (std::int64_t write : {0, 1})
     for (std::int64_t width : {4, 8, 16})
       for (std::int64_t size : {1, 2, 4, 8, 16}) full_stream.push_back({size, width, write});
-  auto* bandwidth = family.gpu("Cluster/dsmem_bandwidth", {"cluster", "width", "write"}, stream_rows);
+  auto* bandwidth = family.gpu("Cluster/dsmem_bandwidth", {"cluster", "width", "write"}, stream_rows, clusters);
   for (const auto& row : family.pick(quick_stream, full_stream)) bandwidth->Args(row);
 }
 

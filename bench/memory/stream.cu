@@ -160,11 +160,6 @@ void copy_bulk_rows(benchmark::State& state) {
   const std::int64_t mib = arg(state, "MiB");
   const bool cold = arg(state, "cold_l2") != 0;
   const bool claimed = arg(state, "claimed") != 0;
-  if (device().major < 9) {
-    skip_benchmark(state, "the TMA bulk copy needs sm_90 or newer; this GPU is sm_" + std::to_string(device().major) +
-                              std::to_string(device().minor));
-    return;
-  }
   StreamBuffers& b = buffers_of(mib);
   const std::size_t array_bytes = static_cast<std::size_t>(mib) << 20;
   const int shared_bytes = stages * static_cast<int>(chunk);
@@ -225,8 +220,9 @@ GPUBENCH_FAMILY(Stream) {
   register_op<StreamOp::kTriad>(family, "triad", false, false);
   // Quick: the H100's best grid-stride TMA copy (4 stages of 32 KiB, one block per SM), its best
   // claimed one (4 x 16 KiB) and the H200's best grid-stride shape claimed (docs/experiments/stream.md).
-  Benchmark* bulk = family.gpu("Stream/copy_bulk",
-                               {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2", "claimed"}, copy_bulk_rows);
+  Benchmark* bulk =
+      family.gpu("Stream/copy_bulk", {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2", "claimed"},
+                 copy_bulk_rows, needs_sm(90, "the TMA bulk copy"));
   if (family.preset() == Preset::kQuick)
     bulk->Args({4, 32, 1, kDramMiB, 1, 0})->Args({4, 16, 1, kDramMiB, 1, 1})->Args({8, 4, 2, kDramMiB, 1, 1});
   else

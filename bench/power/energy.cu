@@ -205,10 +205,6 @@ void mma_row(benchmark::State& state) {
   using Mma = kernels::MmaF16F32;
   constexpr int kChains = 4, kWarps = 8, kReps = 8192;
   const TensorShape shape = Mma::info;
-  if (device().major * 10 + device().minor < shape.min_sm) {
-    skip_benchmark(state, "mma.sync f16 needs sm_" + std::to_string(shape.min_sm) + "; this GPU is " + sm_name());
-    return;
-  }
   if (!compiled_here(reinterpret_cast<const void*>(kernels::mma_compiled<Mma>), stream())) {
     skip_benchmark(state, "this build has no mma.sync code for " + sm_name());
     return;
@@ -245,10 +241,6 @@ void mma_row(benchmark::State& state) {
 void wgmma_row(benchmark::State& state) {
   using Op = kernels::WgmmaF16F32;
   constexpr int kN = 256, kWarpgroups = 2, kGroups = 4096;
-  if (device().major != 9 || device().minor != 0) {
-    skip_benchmark(state, "wgmma is Hopper's (sm_90a); this GPU is " + sm_name());
-    return;
-  }
   if (!compiled_here(reinterpret_cast<const void*>(kernels::wgmma_compiled<Op>), stream())) {
     skip_benchmark(state, "this build has no wgmma code for sm_90a (configure with 90a-real)");
     return;
@@ -287,15 +279,15 @@ void wgmma_row(benchmark::State& state) {
 GPUBENCH_FAMILY(Energy) {
   if (family.preset() != Preset::kFull) return;  // seconds per row: `--gpubench_preset=full --benchmark_filter=Energy`
   const std::vector<std::vector<std::int64_t>> both{{0}, {1}};  // operands 0: zeros, 1: random data
-  const auto rows = [&](const std::string& name, BenchmarkBody body) {
-    auto* registered = family.gpu("Energy/" + name, {"operands"}, std::move(body));
+  const auto rows = [&](const std::string& name, BenchmarkBody body, Requirement requirement = {}) {
+    auto* registered = family.gpu("Energy/" + name, {"operands"}, std::move(body), std::move(requirement));
     for (const auto& args : both) registered->Args(args)->Iterations(20);
   };
   rows("hfma2", fma_row<__half2>);
   rows("ffma", fma_row<float>);
   rows("dfma", fma_row<double>);
-  rows("mma_sync_f16", mma_row);
-  rows("wgmma_f16", wgmma_row);
+  rows("mma_sync_f16", mma_row, needs_sm(kernels::MmaF16F32::info.min_sm, "mma.sync f16"));
+  rows("wgmma_f16", wgmma_row, only_on_sm(90, "wgmma (sm_90a)"));
   rows("l1_read", l1_read_row);
   rows("dram_copy", copy_row);
   family.gpu("Energy/normalize", {"operands"}, normalize_row)->Args({1})->Iterations(20);

@@ -188,6 +188,9 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
       } else if (value_of(arg, "--gpubench_card", value)) {
         if (value.empty()) throw std::invalid_argument("--gpubench_card needs a path prefix or none");
         options.card = value;
+      } else if (value_of(arg, "--gpubench_plan", value)) {
+        if (value.empty()) throw std::invalid_argument("--gpubench_plan needs a chip (list: --gpubench_plan=list)");
+        options.plan = value;
       } else if (value_of(arg, "--gpubench_python", value)) {
         if (value.empty()) throw std::invalid_argument("--gpubench_python needs the path of a python3");
         options.python = value;
@@ -236,6 +239,9 @@ std::string options_usage() {
          "  --gpubench_python=PATH    the python3 that builds the card and its plots (environment:\n"
          "                            GPUBENCH_PYTHON; default: the first with matplotlib of the one\n"
          "                            found at configure time, python3 on PATH, /usr/bin/python3)\n"
+         "  --gpubench_plan=CHIP      run nothing: every row of the preset for a known chip (a100-sxm4,\n"
+         "                            l40s, b200, ...; list: the chips), skipped with the reason that\n"
+         "                            chip could not run it, or 'planned'; no GPU needed\n"
          "  --gpubench_cold_l2[=B]    empty L2 before every launch, timed ones included (cold-cache\n"
          "                            times; the same state the counter pass and Nsight Compute start from)\n"
          "Counters: cycles (clock64 span per launch), ns, sm_mhz (clock measured during the run),\n"

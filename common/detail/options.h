@@ -29,6 +29,7 @@ struct Options {
   std::string format = "console";   // --benchmark_format, seen
   std::string out_format = "json";  // --benchmark_out_format, seen
   bool min_time_given = false;      // --benchmark_min_time, seen
+  std::string plan;                 // --gpubench_plan=CHIP|list: the preset for a known chip, nothing run
   bool help = false;
 };
 

@@ -34,7 +34,7 @@ inline constexpr int kThroughputStepsPerRound = kThroughputOpsPerRound / Ilp;
 struct Ffma {
   using T = float;
   GPUBENCH_STEP_XAB("fma.rn.f32 %0, %0, %1, %2;", "f")
-  static constexpr InstructionInfo info{"ffma", kPtx, Pipe::kFp32, 1, 2, 75};
+  static constexpr InstructionInfo info{"ffma", kPtx, Pipe::kFp32, 1, 2, 70};
   static constexpr T x0 = 0.5f, a = 0.999999f, b = 1e-6f;
 };
 
@@ -47,21 +47,21 @@ struct Fadd {
 #undef GPUBENCH_FADD_PTX
     return x;
   }
-  static constexpr InstructionInfo info{"fadd", kPtx, Pipe::kFp32, 1, 1, 75};
+  static constexpr InstructionInfo info{"fadd", kPtx, Pipe::kFp32, 1, 1, 70};
   static constexpr T x0 = 1.0f, a = 0.0f, b = 1e-7f;
 };
 
 struct Dfma {
   using T = double;
   GPUBENCH_STEP_XAB("fma.rn.f64 %0, %0, %1, %2;", "d")
-  static constexpr InstructionInfo info{"dfma", kPtx, Pipe::kFp64, 1, 2, 75};
+  static constexpr InstructionInfo info{"dfma", kPtx, Pipe::kFp64, 1, 2, 70};
   static constexpr T x0 = 0.5, a = 0.999999, b = 1e-6;
 };
 
 struct Imad {
   using T = std::uint32_t;
   GPUBENCH_STEP_XAB("mad.lo.u32 %0, %0, %1, %2;", "r")
-  static constexpr InstructionInfo info{"imad", kPtx, Pipe::kInt32Mad, 1, 0, 75};
+  static constexpr InstructionInfo info{"imad", kPtx, Pipe::kInt32Mad, 1, 0, 70};
   static constexpr T x0 = 12345u, a = 0x2545F491u, b = 1u;
 };
 
@@ -70,7 +70,7 @@ struct Imad {
 struct Hfma2 {
   using T = std::uint32_t;
   GPUBENCH_STEP_XAB("fma.rn.f16x2 %0, %0, %1, %2;", "r")
-  static constexpr InstructionInfo info{"hfma2", kPtx, Pipe::kFp16, 2, 2, 75};
+  static constexpr InstructionInfo info{"hfma2", kPtx, Pipe::kFp16, 2, 2, 70};
   static constexpr T x0 = 0x3C003C00u, a = 0x3BFF3BFFu, b = 0x14001400u;
 };
 #undef GPUBENCH_STEP_XAB
@@ -86,14 +86,14 @@ struct Hfma2 {
 struct Rsqrt {
   using T = float;
   GPUBENCH_STEP_X("rsqrt.approx.ftz.f32 %0, %0;")
-  static constexpr InstructionInfo info{"rsqrt", kPtx, Pipe::kSfu, 1, 0, 75};
+  static constexpr InstructionInfo info{"rsqrt", kPtx, Pipe::kSfu, 1, 0, 70};
   static constexpr T x0 = 2.0f, a = 0.0f, b = 0.0f;
 };
 
 struct Sin {
   using T = float;
   GPUBENCH_STEP_X("sin.approx.ftz.f32 %0, %0;")
-  static constexpr InstructionInfo info{"sin", kPtx, Pipe::kSfu, 1, 0, 75};
+  static constexpr InstructionInfo info{"sin", kPtx, Pipe::kSfu, 1, 0, 70};
   static constexpr T x0 = 1.0f, a = 0.0f, b = 0.0f;
 };
 
@@ -101,14 +101,14 @@ struct Sin {
 struct Ex2 {
   using T = float;
   GPUBENCH_STEP_X("{\n\t.reg .f32 t;\n\tneg.f32 t, %0;\n\tex2.approx.ftz.f32 %0, t;\n\t}")
-  static constexpr InstructionInfo info{"ex2", kPtx, Pipe::kSfu, 1, 0, 75};
+  static constexpr InstructionInfo info{"ex2", kPtx, Pipe::kSfu, 1, 0, 70};
   static constexpr T x0 = 0.5f, a = 0.0f, b = 0.0f;
 };
 
 struct Sqrt {
   using T = float;
   GPUBENCH_STEP_X("sqrt.rn.f32 %0, %0;")
-  static constexpr InstructionInfo info{"sqrt", kPtx, Pipe::kSequence, 1, 0, 75};
+  static constexpr InstructionInfo info{"sqrt", kPtx, Pipe::kSequence, 1, 0, 70};
   static constexpr T x0 = 3.0f, a = 0.0f, b = 0.0f;
 };
 #undef GPUBENCH_STEP_X
@@ -123,7 +123,7 @@ struct Div {
 #undef GPUBENCH_DIV_PTX
     return x;
   }
-  static constexpr InstructionInfo info{"div", kPtx, Pipe::kSequence, 1, 0, 75};
+  static constexpr InstructionInfo info{"div", kPtx, Pipe::kSequence, 1, 0, 70};
   static constexpr T x0 = 3.0f, a = 2.0f, b = 0.0f;
 };
 

@@ -529,7 +529,7 @@ class CardOfEnergy(unittest.TestCase):
     def test_a_gpu_without_wgmma_says_why(self):
         rows = [energy_row("ffma", "pj_per_flop", 8.5, operands=1)]
         skipped = dict(energy_row("wgmma_f16", "pj_per_flop", 0, operands=1), skipped=True,
-                       skip_message="wgmma is Hopper's (sm_90a); this GPU is sm_80")
+                       skip_message="wgmma (sm_90a) is sm_90's only; this GPU is sm_80")
         built = values(report_model.Report({}, [report_model.Row(r) for r in rows + [skipped]]))
         self.assertIn("sm_80", built["energy.wgmma_f16.random"]["text"])
 

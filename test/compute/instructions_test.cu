@@ -1,6 +1,7 @@
 // The instruction descriptions: one per instruction, unique names, and the host facts the compute
 // families derive from them (peak rates, unsupported architectures).
 #include "bench/compute/instruction_support.h"
+#include "common/registry.h"
 #include "kernels/compute/instruction_chains.cuh"
 
 #include <gtest/gtest.h>
@@ -36,12 +37,19 @@ TEST(Instructions, PeaksComeFromTheArchitectureTable) {
 
 TEST(Instructions, UnsupportedArchitectureIsNamedInTheReason) {
   const InstructionInfo& ffma = kernels::Ffma::info;
-  EXPECT_FALSE(unsupported_reason(ffma, 9, 0).has_value());
-  EXPECT_FALSE(unsupported_reason(ffma, 7, 5).has_value());
-  const auto why = unsupported_reason(ffma, 7, 0);
+  const Requirement requirement = needs_sm(ffma.min_sm, ffma.name);
+  const auto on = [](int major, int minor) {
+    ChipShape chip;
+    chip.major = major;
+    chip.minor = minor;
+    return chip;
+  };
+  EXPECT_FALSE(requirement(on(9, 0)).has_value());
+  EXPECT_FALSE(requirement(on(7, 0)).has_value());
+  const auto why = requirement(on(6, 1));
   ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("sm_61"), std::string::npos) << *why;
   EXPECT_NE(why->find("sm_70"), std::string::npos) << *why;
-  EXPECT_NE(why->find("sm_75"), std::string::npos) << *why;
 }
 
 }  // namespace
