@@ -5,10 +5,13 @@ that failed with the values they would have fed.
 
     card.py run.json [more.json ...] [--out PREFIX] [--plots]   writes PREFIX.md and PREFIX.json
     card.py --compare a.card.json b.card.json [--tolerance 0.02]  values the two cards share, side by side
+    card.py run.json --check                                      node acceptance against the SKU's ranges
 
 gpubench runs this at the end of a run written with --benchmark_out (PREFIX defaults to FILE.card).
 The rules are the family modules of analysis/families/, one per family; this script assembles and
-renders what they yield. Exit status: 0; 1 two cards disagree (--compare); 2 bad input.
+renders what they yield. Values of a SKU with reference ranges (analysis/reference_ranges.json) are marked
+inside or outside them. Exit status: 0; 1 two cards disagree (--compare), or (--check) a value lies outside
+its range; 2 bad input; 3 (--check) no range applies to this GPU.
 """
 import argparse
 import json
@@ -17,7 +20,7 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, families  # noqa: E402
+from analysis import cli, families, ranges  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 from analysis.values import size_text  # noqa: E402
 
@@ -29,6 +32,7 @@ class Card:
     def __init__(self, report):
         self.report = report
         self.context = report.context
+        self.ranges = None  # the reference ranges' verdicts (analysis/ranges.py), for a SKU that has them
         self.values = []
         self.failed = []  # {"row", "error", "family", "keys"}: what a failed row would have fed
 
@@ -42,6 +46,7 @@ class Card:
         for row in self.report.failed():  # every failed row, whether or not a card value reads it
             self.failed.append({"row": row["name"], "error": row.error, "family": row.family,
                                 "keys": fed.get(row.family, [])})
+        self.ranges = ranges.check(self.values, self.context.get("gpu_name"))
         return self
 
     # --- output -----------------------------------------------------------------------------------
@@ -77,6 +82,8 @@ class Card:
         card = {"device": self.device(), "values": self.values}
         if self.failed:  # only when there are any: a clean run's card keeps its shape
             card["failed_rows"] = self.failed
+        if self.ranges:  # only for a SKU with reference ranges
+            card["ranges"] = self.ranges
         return card
 
     def to_markdown(self, plots_note=""):
@@ -128,6 +135,8 @@ class Card:
             for f in self.failed:
                 keys = ", ".join(k for k in f["keys"] if not k.endswith((".ns", ".bytes_per_second"))) or "-"
                 lines.append(f"| `{f['row']}` | {f['error']} | {keys} |")
+        if self.ranges:
+            lines += ranges.markdown(self.ranges)
         if plots_note:
             lines += ["", plots_note]
         return "\n".join(lines) + "\n"
@@ -207,6 +216,9 @@ def main():
     parser.add_argument("--plots", action="store_true", help="draw figures next to the card (needs matplotlib)")
     parser.add_argument("--compare", action="store_true", help="compare two .card.json files")
     parser.add_argument("--tolerance", type=float, default=0.02)
+    parser.add_argument("--check", action="store_true",
+                        help="node acceptance: exit 1 when a value lies outside its SKU's reference range, 3 when "
+                             "no range applies to this GPU")
     args = parser.parse_args()
     if args.compare:
         if len(args.json) != 2:
@@ -224,13 +236,38 @@ def main():
     prefix = args.out or args.json[0] + ".card"
     cli.writable(prefix + ".md", "card")
     if len(parts) == 1:
-        _, note = write_card(parts[0][1], prefix, args.plots)
+        (card, _), note = write_card(parts[0][1], prefix, args.plots)
+        cards = [(None, card)]
     else:
-        note = write_host_card(parts, prefix, args.plots)
+        note, cards = write_host_card(parts, prefix, args.plots)
     if note:
         print(f"card.py: {note}", file=sys.stderr)
     print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
-    return 0
+    return acceptance(cards) if args.check else 0
+
+
+def acceptance(cards):
+    """--check: one line per GPU; 1 when any value is outside its range, 3 when a GPU's SKU has no ranges."""
+    status = 0
+    for gpu, card in cards:
+        where = f"GPU {gpu}: " if gpu is not None else ""
+        if not card.ranges or not card.ranges["checks"]:
+            print(f"card.py --check: {where}{card.context.get('gpu_name')}: no reference range applies "
+                  "(analysis/reference_ranges.json)", file=sys.stderr)
+            status = max(status, 3) if status != 1 else 1
+            continue
+        bad = ranges.outside(card.ranges)
+        checked = len(card.ranges["checks"])
+        if bad:
+            status = 1
+            print(f"card.py --check: {where}FAIL: {len(bad)} of {checked} values outside the "
+                  f"{card.ranges['name']} range: " + "; ".join(
+                      f"{c['label']} {c['value']:.4g} {c['unit']} (range {c['low']:.4g}-{c['high']:.4g})" for c in bad),
+                  file=sys.stderr)
+        else:
+            print(f"card.py --check: {where}PASS: {checked} values inside the {card.ranges['name']} ranges",
+                  file=sys.stderr)
+    return status
 
 
 def write_card(report, prefix, plots):
@@ -247,9 +284,10 @@ def write_card(report, prefix, plots):
 def write_host_card(parts, prefix, plots):
     """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), and PREFIX.md/.json
     holding them all, the JSON's keys as gpu:N/key so that --compare pairs the same GPU's values."""
-    cards, texts, values, notes = [], [], [], []
+    cards, texts, values, notes, built = [], [], [], [], []
     for gpu, report in parts:
         (card, markdown), note = write_card(report, f"{prefix}-gpu{gpu}", plots)
+        built.append((gpu, card))
         notes.append(note)
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
         texts.append(markdown.replace("# Micro-architecture card: ", f"# GPU {gpu}: ", 1))
@@ -261,7 +299,7 @@ def write_host_card(parts, prefix, plots):
         f.write(head + "\n".join(texts))
     with open(prefix + ".json", "w") as f:
         json.dump({"devices": cards, "values": values}, f, indent=1)
-    return "; ".join(n for n in notes if n)
+    return "; ".join(n for n in notes if n), built
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ ROOT = os.path.join(HERE, "..", "..")
 FIXTURES = os.path.join(HERE, "..", "fixtures")
 CARD = os.path.join(ROOT, "analysis", "card.py")
 sys.path.insert(0, ROOT)
-from analysis import card  # noqa: E402
+from analysis import card, ranges  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 from analysis.families import pointer_chase, register_bank_conflict, tensor_core  # noqa: E402
 
@@ -68,7 +68,8 @@ class CardIsUnchanged(unittest.TestCase):
         kept, dropping = [], False
         for line in lines:
             if line.startswith("#"):  # a section, or the next GPU's card
-                dropping = line.startswith("## ") and line[3:].strip() in self.NEW_SECTIONS
+                dropping = line.startswith("## ") and (line[3:].strip() in self.NEW_SECTIONS
+                                                       or line.startswith("## Reference ranges"))
             if not dropping:
                 kept.append(line)
         while kept and not kept[-1].strip():  # a dropped last section leaves the blank line before it
@@ -109,6 +110,9 @@ class CardIsUnchanged(unittest.TestCase):
                             self.assertEqual(got_line, want_line, f"{name}: {output}")
                 else:
                     got_card, want_card = json.loads(got), json.loads(want)
+                    got_card.pop("ranges", None)  # the reference ranges came later (analysis/ranges.py)
+                    for device in got_card.get("devices", []):
+                        device.pop("ranges", None)
                     if "values" in got_card:
                         self.drop_new_values(got_card)
                     drop_indexed_texts(got_card)
@@ -532,6 +536,60 @@ class CardOfEnergy(unittest.TestCase):
                        skip_message="wgmma (sm_90a) is sm_90's only; this GPU is sm_80")
         built = values(report_model.Report({}, [report_model.Row(r) for r in rows + [skipped]]))
         self.assertIn("sm_80", built["energy.wgmma_f16.random"]["text"])
+
+
+class CardAgainstRanges(unittest.TestCase):
+    """Node acceptance: a run the H100 ranges were not made from passes; the same run with its DRAM read
+    planted 20% slow fails naming it; a GPU without ranges exits 3."""
+    HELD_OUT = os.path.join(ROOT, "docs", "results", "2026-11-24-energy-2", "h100-suite.json")
+
+    def check(self, path):
+        with tempfile.TemporaryDirectory() as tmp:
+            return subprocess.run([sys.executable, CARD, path, "--out", os.path.join(tmp, "card"), "--check"],
+                                  capture_output=True, text=True)
+
+    def test_a_held_out_h100_run_is_inside(self):
+        done = self.check(self.HELD_OUT)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("PASS", done.stderr)
+
+    def test_a_planted_slow_dram_read_is_caught(self):
+        with open(self.HELD_OUT) as f:
+            run = json.load(f)
+        for row in run["benchmarks"]:
+            if row["name"].startswith("Stream/read/") and "bytes_per_second" in row:
+                row["bytes_per_second"] *= 0.8
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "slow.json")
+            with open(path, "w") as f:
+                json.dump(run, f)
+            done = self.check(path)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("FAIL", done.stderr)
+        self.assertIn("stream read", done.stderr)
+
+    def test_a_gpu_without_ranges_says_so(self):
+        with open(self.HELD_OUT) as f:
+            run = json.load(f)
+        run["context"]["gpu_name"] = "NVIDIA Imaginary 9000"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "other.json")
+            with open(path, "w") as f:
+                json.dump(run, f)
+            done = self.check(path)
+        self.assertEqual(done.returncode, 3, done.stderr)
+        self.assertIn("no reference range", done.stderr)
+
+    def test_the_longest_match_picks_the_sku(self):
+        table = ranges.load()
+        self.assertEqual(ranges.sku_of("NVIDIA A100-SXM4-80GB", table)[0], "a100-sxm4-80gb")
+        self.assertEqual(ranges.sku_of("NVIDIA A10", table)[0], "a10")
+        self.assertEqual(ranges.sku_of("NVIDIA L40S", table)[0], "l40s")
+        self.assertEqual(ranges.sku_of("NVIDIA H100 80GB HBM3", table)[0], "h100-sxm5")
+        for key, entry in table["skus"].items():
+            for name, expected in entry["ranges"].items():
+                self.assertLess(expected["low"], expected["high"], (key, name))
+                self.assertTrue(expected["source"], (key, name))
 
 
 if __name__ == "__main__":
