@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""The fleet report: every node's gpubench JSON (one per node, each over all of its GPUs; analysis/fleet.sbatch
+writes them) in one table across nodes and GPUs, each value flagged when it strays from the fleet's median by
+more than --tolerance, or lies outside its SKU's reference range (analysis/reference_ranges.json).
+
+    fleet.py DIR/*.json [--out PREFIX] [--tolerance 0.1] [--check]
+
+GPU runs: the card's headline values per GPU. Runs without a GPU (host rows only, e.g. PointerChaseCPU on a
+CPU partition): each host row's time per node. Exit status: 0; 1 with --check when anything is flagged;
+2 bad input.
+"""
+import argparse
+import os
+import statistics
+import sys
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import card, cli, ranges  # noqa: E402
+
+# (column, card key, scale, unit): what tells a slow HBM stack, a degraded link or a throttled SM apart.
+GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
+               ("DRAM copy", "bandwidth.stream_copy.bytes_per_second", 1e-12, "TB/s"),
+               ("L2 read", "bandwidth.l2.bytes_per_second", 1e-12, "TB/s"),
+               ("DRAM latency", "memory.dram.cycles", 1, "cycles"),
+               ("L2 latency", "memory.l2.cycles", 1, "cycles"),
+               ("FP32 FMA", "compute.ffma.fraction_of_peak", 1, "of peak"),
+               ("SM clock", "sm_clock", 1, "MHz"),
+               ("peer copy", "peer.copy_to", 1e-9, "GB/s"))
+
+
+def node_name(path, report):
+    return report.context.get("host_name") or os.path.splitext(os.path.basename(path))[0]
+
+
+def entries(paths):
+    """One entry per node and GPU: {"node", "gpu", "name", "values": {column: value}, "ranges": checks}; host-only
+    runs give one entry per node with each host row's time."""
+    found = []
+    for path in paths:
+        report = cli.load(path)
+        node = node_name(path, report)
+        parts = report.devices()
+        if all(part.has_gpu() for _, part in parts):
+            for gpu, part in parts:
+                built = card.Card(part).build()
+                by_key = {v["key"]: v["value"] for v in built.values}
+                by_key["sm_clock"] = float(part.context.get("gpu_sm_clock_mhz_measured") or 0) or None
+                values = {column: (by_key[key] * scale if by_key.get(key) is not None else None)
+                          for column, key, scale, _ in GPU_COLUMNS}
+                checks = {c["key"]: c for c in (built.ranges or {}).get("checks", [])}
+                found.append({"node": node, "gpu": gpu if gpu is not None else 0,
+                              "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks})
+        else:
+            values = {row.short_name: row.get("real_time") for row in report.all_rows if row.ok}
+            found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}})
+    return found
+
+
+def flag(found, tolerance):
+    """Adds "flags": {column: why} to every entry: off the fleet's median by more than the tolerance (for
+    entries of the same GPU name), or outside the SKU's range."""
+    columns = sorted({c for e in found for c in e["values"]})
+    for entry in found:
+        entry["flags"] = {}
+    for column in columns:
+        by_name = {}
+        for e in found:
+            if e["values"].get(column) is not None:
+                by_name.setdefault(e["name"], []).append(e)
+        for same in by_name.values():
+            median = statistics.median(e["values"][column] for e in same)
+            for e in same:
+                off = e["values"][column] / median - 1 if median else 0.0
+                if len(same) >= 3 and abs(off) > tolerance:
+                    e["flags"][column] = f"{off:+.0%} from the fleet's median {median:.4g}"
+    keys = {key: column for column, key, _, _ in GPU_COLUMNS}
+    for e in found:
+        for key, check in e["ranges"].items():
+            if not check["inside"]:
+                column = keys.get(key, check["label"])
+                e["flags"][column] = (e["flags"].get(column, "") + "; " if column in e["flags"] else "") + \
+                    f"outside the {check['low']:.4g}-{check['high']:.4g} range of the SKU"
+    return columns
+
+
+def markdown(found, columns, tolerance):
+    units = {column: unit for column, _, _, unit in GPU_COLUMNS}
+    shown = [c for c in columns if any(e["values"].get(c) is not None for e in found)]
+    gpu_order = [c for c, _, _, _ in GPU_COLUMNS if c in shown]
+    shown = gpu_order + [c for c in shown if c not in gpu_order]
+    flagged = [e for e in found if e["flags"]]
+    lines = [f"# Fleet report: {len({e['node'] for e in found})} node(s), {len(found)} GPU(s) or host(s)", "",
+             f"Flagged: off the median of the same GPUs by more than {tolerance:.0%} (three or more of them), or "
+             "outside the SKU's reference range. " + (f"**{len(flagged)} flagged.**" if flagged else "None flagged."),
+             "", "| node | GPU | " + " | ".join(f"{c} ({units[c]})" if c in units else c for c in shown) + " |",
+             "|---|---|" + "---|" * len(shown)]
+    for e in sorted(found, key=lambda e: (e["node"], e["gpu"] if e["gpu"] is not None else -1)):
+        cells = []
+        for column in shown:
+            value = e["values"].get(column)
+            text = "-" if value is None else f"{value:.4g}"
+            cells.append(f"**{text} !**" if column in e["flags"] else text)
+        gpu = "host" if e["gpu"] is None else f"{e['gpu']} {e['name']}"
+        lines.append(f"| {e['node']} | {gpu} | " + " | ".join(cells) + " |")
+    if flagged:
+        lines += ["", "## Flagged", ""]
+        for e in flagged:
+            for column, why in e["flags"].items():
+                lines.append(f"- {e['node']} GPU {e['gpu']}: {column} {why}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", nargs="+", help="one gpubench JSON per node")
+    parser.add_argument("--out", help="write PREFIX.md (default: print)")
+    parser.add_argument("--tolerance", type=float, default=0.1)
+    parser.add_argument("--check", action="store_true", help="exit 1 when anything is flagged")
+    args = parser.parse_args()
+    found = entries(args.json)
+    columns = flag(found, args.tolerance)
+    text = markdown(found, columns, args.tolerance)
+    if args.out:
+        cli.writable(args.out + ".md", "fleet report")
+        with open(args.out + ".md", "w") as f:
+            f.write(text)
+        print(f"wrote {args.out}.md", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 1 if args.check and any(e["flags"] for e in found) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.main(main))
