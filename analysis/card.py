@@ -9,9 +9,11 @@ that failed with the values they would have fed.
 
 gpubench runs this at the end of a run written with --benchmark_out (PREFIX defaults to FILE.card).
 The rules are the family modules of analysis/families/, one per family; this script assembles and
-renders what they yield. Values of a SKU with reference ranges (analysis/reference_ranges.json) are marked
-inside or outside them. Exit status: 0; 1 two cards disagree (--compare), or (--check) a value lies outside
-its range; 2 bad input; 3 (--check) no range applies to this GPU.
+renders what they yield. Values of a SKU with reference limits (analysis/reference_ranges.json) are marked
+inside or outside them, on the side that is a fault for their kind (analysis/ranges.py). Exit status: 0 (with
+--check: normal); 1 two cards disagree (--compare), or (--check) abnormal: a value outside its limit; 2 bad
+input; 3 (--check) no limits for this GPU; 4 (--check) incomplete: values the limits expect are missing (rows
+failed, the run interrupted or filtered without --subset). docs/verdicts.md says how the limits are made.
 """
 import argparse
 import json
@@ -22,7 +24,7 @@ if __package__ in (None, ""):  # run as a script: the package is the folder abov
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import cli, families, ranges  # noqa: E402
 from analysis import report as report_model  # noqa: E402
-from analysis.values import size_text  # noqa: E402
+from analysis.values import default_better, rows_of, size_text  # noqa: E402
 
 NOT_MEASURED = "not measured"
 FAILED_SECTION = "Rows that failed"
@@ -33,20 +35,34 @@ class Card:
         self.report = report
         self.context = report.context
         self.ranges = None  # the reference ranges' verdicts (analysis/ranges.py), for a SKU that has them
+        self.limits = None  # the reference ranges table (None: analysis/reference_ranges.json)
         self.values = []
         self.failed = []  # {"row", "error", "family", "keys"}: what a failed row would have fed
+        self.families_of = {}  # value key -> the families whose rows it reads (what to measure again)
 
     def build(self):
         fed = {}  # family -> the keys its module produced
         for module in families.modules():
             produced = [dict(value) for value in module.card(self.report)]
+            # Which way each value is abnormal, the method that measured it (a limit of another never judges
+            # it: a module raises METHOD when its measurement changes) and the spread of its rows.
+            method = f"{module.__name__.rsplit('.', 1)[-1]}@{getattr(module, 'METHOD', 1)}"
+            for value in produced:
+                value.setdefault("better", default_better(value["unit"], "bracket" in value))
+                value["method"] = method
+                if value["value"] is not None:
+                    spreads = [r.spread(value["unit"]) for r in rows_of(self.report, value["source"])]
+                    spreads = [x for x in spreads if x is not None]
+                    if spreads:
+                        value["spread"] = max(spreads)
+                self.families_of[value["key"]] = module.FAMILIES
             self.values += produced
             for family in module.FAMILIES:
                 fed[family] = [v["key"] for v in produced]
         for row in self.report.failed():  # every failed row, whether or not a card value reads it
             self.failed.append({"row": row["name"], "error": row.error, "family": row.family,
                                 "keys": fed.get(row.family, [])})
-        self.ranges = ranges.check(self.values, self.context.get("gpu_name"))
+        self.ranges = ranges.check(self.values, self.context.get("gpu_name"), self.limits)
         return self
 
     # --- output -----------------------------------------------------------------------------------
@@ -129,6 +145,8 @@ class Card:
                     lines.append(f"| {v['label']} | {NOT_MEASURED}{mark} | - |")
                 else:
                     text = v["text"] or f"{v['value']:.4g} {v['unit']}"
+                    if v.get("spread") is not None:  # its rows' [min, q3] width over their launches
+                        text += f" (spread {v['spread']:.1%})"
                     lines.append(f"| {v['label']} | {text}{mark} | `{v['source']}` |")
         if self.failed:
             lines += ["", f"## {FAILED_SECTION}", "", "| row | error | values it would have fed |", "|---|---|---|"]
@@ -210,68 +228,126 @@ def compare(paths, tolerance):
 
 
 def main():
+    argv = sys.argv[1:]
+    rerun_args = []
+    if "--" in argv:  # --rerun GPUBENCH -- the run's own flags
+        argv, rerun_args = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+", help="gpubench --benchmark_out JSON (or two cards with --compare)")
-    parser.add_argument("--out", help="prefix of the card files (default: the first JSON + .card)")
+    parser.add_argument("--out", help="prefix of the card files (default: the first JSON + .card; with --check: "
+                                      "none written unless given)")
     parser.add_argument("--plots", action="store_true", help="draw figures next to the card (needs matplotlib)")
     parser.add_argument("--compare", action="store_true", help="compare two .card.json files")
     parser.add_argument("--tolerance", type=float, default=0.02)
     parser.add_argument("--check", action="store_true",
-                        help="node acceptance: exit 1 when a value lies outside its SKU's reference range, 3 when "
-                             "no range applies to this GPU")
-    args = parser.parse_args()
+                        help="is this GPU normal for its SKU: exit 0 normal, 1 abnormal (a value outside its limit), "
+                             "3 no limits for this GPU, 4 incomplete (values the limits expect are missing)")
+    parser.add_argument("--subset", action="store_true",
+                        help="with --check: judge only the values the run measured (a filtered run, on purpose)")
+    parser.add_argument("--ranges", default=os.environ.get("GPUBENCH_RANGES") or ranges.RANGES,
+                        help="the reference limits (default: $GPUBENCH_RANGES, else the shipped ones)")
+    parser.add_argument("--rerun", metavar="GPUBENCH",
+                        help="with --check: measure the families of outside values again with this gpubench (the "
+                             "run's flags after --) before calling them a fault")
+    args = parser.parse_args(argv)
     if args.compare:
         if len(args.json) != 2:
             parser.error("--compare takes two .card.json files")
         return compare(args.json, args.tolerance)
+    if (args.subset or args.rerun) and not args.check:
+        parser.error("--subset and --rerun go with --check")
+    try:
+        limits = ranges.load(args.ranges)
+    except (OSError, ValueError) as e:
+        raise cli.UsageError(f"reference ranges: {e}") from None
     runs = [cli.load(path) for path in args.json]
     devices = {run.context.get("gpu_name") for run in runs} - {None}
     if len(devices) > 1:
         raise cli.UsageError("the inputs come from different GPUs (" + ", ".join(sorted(devices)) +
                              "); a card is one chip's")
-    parts = report_model.merge(runs).devices()
-    if not all(part.has_gpu() for _, part in parts):
+    merged = report_model.merge(runs)
+    if not all(part.has_gpu() for _, part in merged.devices()):
         raise cli.UsageError(f"{args.json[0]}: the run measured no GPU (its context has no gpu_name: a run without a "
                              "GPU, or host rows only); a card describes a GPU")
+    write = args.out is not None or not args.check  # the check writes nothing beside its input unless asked
     prefix = args.out or args.json[0] + ".card"
-    cli.writable(prefix + ".md", "card")
-    if len(parts) == 1:
-        (card, _), note = write_card(parts[0][1], prefix, args.plots)
-        cards = [(None, card)]
-    else:
-        note, cards = write_host_card(parts, prefix, args.plots)
-    if note:
-        print(f"card.py: {note}", file=sys.stderr)
-    print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
-    return acceptance(cards) if args.check else 0
-
-
-def acceptance(cards):
-    """--check: one line per GPU; 1 when any value is outside its range, 3 when a GPU's SKU has no ranges."""
+    if write:
+        cli.writable(prefix + ".md", "card")
     status = 0
-    for gpu, card in cards:
-        where = f"GPU {gpu}: " if gpu is not None else ""
-        if not card.ranges or not card.ranges["checks"]:
-            print(f"card.py --check: {where}{card.context.get('gpu_name')}: no reference range applies "
-                  "(analysis/reference_ranges.json)", file=sys.stderr)
-            status = max(status, 3) if status != 1 else 1
-            continue
-        bad = ranges.outside(card.ranges)
-        checked = len(card.ranges["checks"])
-        if bad:
-            status = 1
-            print(f"card.py --check: {where}FAIL: {len(bad)} of {checked} values outside the "
-                  f"{card.ranges['name']} range: " + "; ".join(
-                      f"{c['label']} {c['value']:.4g} {c['unit']} (range {c['low']:.4g}-{c['high']:.4g})" for c in bad),
-                  file=sys.stderr)
+    if args.check:
+        status, merged = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
+    if write:
+        parts = merged.devices()
+        if len(parts) == 1:
+            (_, _), note = write_card(parts[0][1], prefix, args.plots, limits)
         else:
-            print(f"card.py --check: {where}PASS: {checked} values inside the {card.ranges['name']} ranges",
-                  file=sys.stderr)
+            note, _ = write_host_card(parts, prefix, args.plots, limits)
+        if note:
+            print(f"card.py: {note}", file=sys.stderr)
+        print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
     return status
 
 
-def write_card(report, prefix, plots):
-    card = Card(report).build()
+def build(report, limits):
+    card = Card(report)
+    card.limits = limits
+    return card.build()
+
+
+def judge_all(report, limits, subset):
+    """[(gpu, card, status, line)] of every GPU of `report`."""
+    judged = []
+    for gpu, part in report.devices():
+        card = build(part, limits)
+        status, line = ranges.verdict(card.ranges, card.failed, subset, part.context.get("gpubench_filter"))
+        judged.append((gpu, card, status, line))
+    return judged
+
+
+def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
+    """--check: one line per GPU and the worst status (abnormal > incomplete > no limits > normal). With `rerun`,
+    the families behind outside values are measured once more and the verdict is the second reading's: a value
+    outside twice is a fault. Returns (status, the report judged last)."""
+    judged = judge_all(report, limits, subset)
+    if rerun and any(status == ranges.ABNORMAL for *_, status, _ in judged):
+        report = measure_again(report, judged, rerun, rerun_args)
+        judged = judge_all(report, limits, subset)
+    worst = ranges.NORMAL
+    order = {ranges.NORMAL: 0, ranges.NO_LIMITS: 1, ranges.INCOMPLETE: 2, ranges.ABNORMAL: 3}
+    for gpu, card, status, line in judged:
+        where = f"GPU {gpu}: " if gpu is not None else ""
+        print(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}", file=sys.stderr)
+        worst = max(worst, status, key=order.get)
+    return worst, report
+
+
+def measure_again(report, judged, gpubench, args):
+    """The report with the rows of every family behind an outside value replaced by a second measurement."""
+    import re
+    import subprocess
+    import tempfile
+    names = sorted({family for _, card, status, _ in judged if status == ranges.ABNORMAL
+                    for check in ranges.outside(card.ranges) for family in card.families_of.get(check["key"], ())})
+    outside = "; ".join(f"{c['label']} {c['value']:.4g}" for _, card, status, _ in judged if status == ranges.ABNORMAL
+                        for c in ranges.outside(card.ranges))
+    pattern = "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
+    print(f"card.py: measuring again: {', '.join(names)} (outside at first: {outside})", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "again.json")
+        done = subprocess.run([gpubench, *args, f"--benchmark_filter={pattern}", f"--benchmark_out={out}",
+                               "--benchmark_out_format=json", "--gpubench_card=none"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if not os.path.exists(out):
+            tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+            print(f"card.py: measuring again failed ({tail[0]}); the first reading stands", file=sys.stderr)
+            return report
+        again = cli.load(out)
+    kept = [row for row in report.all_rows if row.family not in names]
+    return report_model.Report(report.context, kept + again.all_rows, report.counter_table, sources=report.sources)
+
+
+def write_card(report, prefix, plots, limits=None):
+    card = build(report, limits)
     note = write_plots(report, prefix) if plots else ""
     with open(prefix + ".json", "w") as f:
         json.dump(card.to_json(), f, indent=1)
@@ -281,12 +357,12 @@ def write_card(report, prefix, plots):
     return (card, markdown), note
 
 
-def write_host_card(parts, prefix, plots):
+def write_host_card(parts, prefix, plots, limits=None):
     """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), and PREFIX.md/.json
     holding them all, the JSON's keys as gpu:N/key so that --compare pairs the same GPU's values."""
     cards, texts, values, notes, built = [], [], [], [], []
     for gpu, report in parts:
-        (card, markdown), note = write_card(report, f"{prefix}-gpu{gpu}", plots)
+        (card, markdown), note = write_card(report, f"{prefix}-gpu{gpu}", plots, limits)
         built.append((gpu, card))
         notes.append(note)
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())

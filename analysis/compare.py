@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
-"""Compare two gpubench runs by their times and their counters (cycles, L2/DRAM bytes, bank conflicts,
-instructions, ...), not by time alone: a change that doubles L2 traffic at equal time shows.
+"""Did my change make it slower? Two gpubench runs compared row by row, with a verdict per result that knows
+the noise: slower, faster, same or ambiguous.
 
-    compare.py BEFORE.json AFTER.json [--filter REGEX] [--counters REGEX] [--threshold PCT]
-               [--format console|md] [--allow-different-devices] [--alpha 0.05]
+    compare.py BEFORE.json AFTER.json [--threshold PCT] [--filter REGEX] [--diagnostics] [--all]
+               [--format console|md] [--allow-different-devices] [--ranges FILE]
 
-For every benchmark in both runs (matched by name) and every quantity in both (the time, and each
-user counter), it prints before, after and the relative change. With repetitions on both sides
-(--benchmark_repetitions), a Mann-Whitney U test per quantity says whether the change is significant
-(needs scipy, as Google Benchmark's compare.py does). Counters the code fixes (instructions, conflicts,
-sectors, L2 bytes, registers: kind "fixed" in the counter table the runs carry) are flagged on any change
-past --exact-tolerance even from single runs.
-Exit status: 0; 1 when --threshold is given and a chosen quantity moved by more than it, or a benchmark
-failed or is missing on one side; 2 when the runs come from different GPUs (unless allowed) or cannot
-be read.
+What is judged: each row's result quantities (the row names them, with the direction that is better: e.g.
+bytes_per_second higher, cycles_per_load lower; a row without any is judged by its time) and the counters the
+code fixes (instructions, conflicts, bytes: any change is a change of the code). Diagnostics (a bandwidth
+kernel's block-0 clock64 span, DRAM bytes of a row whose data sits in L2, hit rates) are shown with
+--diagnostics, never judged.
+
+A change is judged against the larger of: each side's own spread (the [min, q3] width of its launches, or of
+its repetitions) and the row's run-to-run noise floor, calibrated on repeated runs of identical code on
+several machines of the SKU (analysis/reference_ranges.json; a default where the row was not calibrated).
+Within it: same; beyond twice it: slower or faster; between: ambiguous. Where the SM clocks of the two rows
+differ by more than 1%, a time or rate is judged again at equal clock: "slower (clock)" says the row is slower
+only because its clock was lower.
+
+Runs over several GPUs are compared GPU by GPU. Exit status: 0; 1 with --threshold when a result is slower by
+more than PCT percent (and beyond the noise), a fixed counter changed, or a row failed or is missing on one
+side; 2 bad input, runs of different GPUs (unless allowed), or nothing compared.
 """
 import argparse
 import os
@@ -22,96 +29,209 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli  # noqa: E402
+from analysis import cli, ranges  # noqa: E402
+
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
 NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "family_index",
-                  "per_family_instance_index", "real_time", "cpu_time", "clock_flagged",
-                  "power_capped", "thermal_capped", "clock_reasons"}
-CONTEXT_KEYS = [("GPU", "gpu_name"), ("SM clock (MHz, measured)", "gpu_sm_clock_mhz_measured"),
+                  "per_family_instance_index", "real_time", "cpu_time"}
+CONTEXT_KEYS = [("GPU", "gpu_name"), ("board", "gpu_uuid"), ("SM clock (MHz, measured)", "gpu_sm_clock_mhz_measured"),
                 ("driver", "cuda_driver_version"), ("counters", "gpubench_counters"), ("cold L2", "gpubench_cold_l2"),
-                ("preset", "gpubench_preset"), ("Google Benchmark build", "library_build_type"), ("date", "date")]
+                ("preset", "gpubench_preset"), ("date", "date")]
 TIME_SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+DEFAULT_FLOOR = 0.03   # a row no calibration covers, on a SKU without a noise table
+FIXED_TOLERANCE = 0.005
+CLOCK_TOLERANCE = 0.01
+# Quantities already per clock (a clock change does not move them).
+PER_CLOCK = ("cycles", "bytes_per_clock", "ops_per_clock", "tensor_ops_per_clock", "fraction_of_peak", "slowdown")
+
+
+class Side:
+    """One run's rows of a name: the samples of every quantity (repetitions), what the row judges, its spreads."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.samples = {}
+        for row in rows:
+            self.samples.setdefault("time", []).append(
+                float(row["real_time"]) * TIME_SCALE.get(row.get("time_unit", "ns"), 1))
+            for key, value in row.items():
+                if key not in NOT_QUANTITIES and isinstance(value, (int, float)) and not isinstance(value, bool):
+                    self.samples.setdefault(key, []).append(float(value))
+        self.results = rows[0].results
+
+    def median(self, quantity):
+        return statistics.median(self.samples[quantity])
+
+    def spread(self, quantity):
+        """The larger of the rows' own spread and the spread of the repetitions ((max - min) / median)."""
+        own = [s for s in (row.spread(quantity) for row in self.rows) if s is not None]
+        values = self.samples.get(quantity, [])
+        between = (max(values) - min(values)) / abs(statistics.median(values)) if len(values) > 1 and \
+            statistics.median(values) else 0.0
+        return max([between] + own)
+
+    def clock(self):
+        clocks = self.samples.get("sm_mhz")
+        return statistics.median(clocks) if clocks else None
 
 
 def load(path):
-    """(context, {benchmark: {quantity: samples}}, {benchmark: error}, counter table) of one run. Benchmarks
-    keep their full names (GPU tags too), so two runs over several GPUs pair GPU by GPU."""
+    """(report, {full name: Side}, {full name: error}) of one run. Full names keep their GPU tag, so two runs
+    over several GPUs pair GPU by GPU."""
     report = cli.load(path)
-    runs, failed = {}, {}
+    grouped, failed = {}, {}
     for row in report.all_rows:
-        if row.aggregate:
+        if row.aggregate or row.skipped:
             continue
-        name = row.full_name
         if row.error:
-            failed[name] = row.error
+            failed[row.full_name] = row.error
             continue
-        if row.skipped:
+        grouped.setdefault(row.full_name, []).append(row)
+    return report, {name: Side(rows) for name, rows in grouped.items()}, failed
+
+
+def device_names(report):
+    """{gpu: name} of a run (gpu None for a one-GPU run)."""
+    return {gpu: part.context.get("gpu_name") for gpu, part in report.devices()}
+
+
+def oriented(change, better):
+    """The change with worse positive."""
+    return change if better == "lower" else -change
+
+
+def judge(change, better, tolerance):
+    worse = oriented(change, better)
+    if abs(worse) <= tolerance:
+        return "same"
+    if abs(worse) > 2 * tolerance:
+        return "slower" if worse > 0 else "faster"
+    return "ambiguous"
+
+
+def compare_rows(before, after, floor_of, show_diagnostics=False, fixed=()):
+    """[{benchmark, quantity, role, before, after, change, tolerance, verdict, note}] of the pairs of rows."""
+    out = []
+    for name, b in before.items():
+        a = after.get(name)
+        if a is None:
             continue
-        samples = runs.setdefault(name, {})
-        samples.setdefault("time_ns", []).append(float(row["real_time"]) * TIME_SCALE.get(row.get("time_unit", "ns"), 1))
-        for key, value in row.items():
-            if key not in NOT_QUANTITIES and isinstance(value, (int, float)) and not isinstance(value, bool):
-                samples.setdefault(key, []).append(float(value))
-    return report.context, runs, failed, report.counter_table
-
-
-MIN_REPETITIONS = 4  # with 3 a side, a two-sided U test cannot go below p = 0.10
-
-
-def significance(before, after, alpha):
-    """'yes'/'no' from a two-sided Mann-Whitney U test, or why there is none."""
-    if len(before) < 2 or len(after) < 2:
-        return "-"
-    if len(set(before)) == 1 and len(set(after)) == 1:
-        return "not resampled"  # e.g. hardware counters: profiled once per case, repeated in every repetition
-    if min(len(before), len(after)) < MIN_REPETITIONS:
-        return f"too few ({min(len(before), len(after))} < {MIN_REPETITIONS})"
-    try:
-        from scipy.stats import mannwhitneyu
-    except ImportError:
-        return "no scipy"
-    p = mannwhitneyu(before, after, alternative="two-sided").pvalue
-    return f"{'yes' if p < alpha else 'no'} (p={p:.3f})"
-
-
-def compare(before_runs, after_runs, name_filter, counter_filter, threshold, exact_tolerance, alpha, fixed=()):
-    rows, over = [], []
-    for name in before_runs:
-        if name not in after_runs or not name_filter.search(name):
-            continue
-        b, a = before_runs[name], after_runs[name]
-        for quantity in [q for q in b if q in a and (q == "time_ns" or counter_filter.search(q))]:
-            before, after = statistics.median(b[quantity]), statistics.median(a[quantity])
-            change = (after - before) / abs(before) if before != 0 else (0.0 if after == 0 else float("inf"))
-            flags = []
-            if quantity in fixed and abs(change) > exact_tolerance:
-                flags.append("exact counter changed")
-            if threshold is not None and abs(change) * 100 > threshold:
-                flags.append(f"over {threshold:g}%")
-                over.append((name, quantity))
-            rows.append({"benchmark": name, "quantity": quantity, "before": before, "after": after, "change": change,
-                         "significant": significance(b[quantity], a[quantity], alpha), "flags": ", ".join(flags)})
-    return rows, over
+        results = dict(b.results)
+        results.update(a.results)
+        quantities = [(q, "result", better) for q, better in results.items() if q in b.samples and q in a.samples]
+        quantities += [(q, "fixed", None) for q in b.samples if q in fixed and q in a.samples and q not in results]
+        if show_diagnostics:
+            quantities += [(q, "diagnostic", None) for q in b.samples
+                           if q in a.samples and q not in results and q not in fixed]
+        clock_b, clock_a = b.clock(), a.clock()
+        for quantity, role, better in quantities:
+            bm, am = b.median(quantity), a.median(quantity)
+            change = (am - bm) / abs(bm) if bm else (0.0 if am == 0 else float("inf"))
+            entry = {"benchmark": name, "quantity": quantity, "role": role, "before": bm, "after": am,
+                     "change": change, "tolerance": None, "verdict": "", "note": ""}
+            if role == "fixed":
+                tolerance = max(FIXED_TOLERANCE, floor_of(b.rows[0].short_name, quantity) or 0.0)
+                entry["tolerance"] = tolerance
+                entry["verdict"] = "changed" if abs(change) > tolerance else "same"
+            elif role == "result":
+                floor = floor_of(b.rows[0].short_name, quantity)
+                tolerance = max(floor, b.spread(quantity), a.spread(quantity))
+                entry["tolerance"] = tolerance
+                verdict = judge(change, better, tolerance)
+                if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE \
+                        and not quantity.startswith(PER_CLOCK):
+                    # At equal clock: a time scales with 1/clock, a rate with the clock.
+                    ratio = clock_a / clock_b
+                    at_clock = (am * ratio if better == "lower" else am / ratio) / bm - 1 if bm else change
+                    equal = judge(at_clock, better, tolerance)
+                    entry["note"] = f"SM clock {clock_b:.0f} -> {clock_a:.0f} MHz; at equal clock {at_clock:+.2%}"
+                    if verdict in ("slower", "faster") and equal != verdict:
+                        verdict += " (clock)"
+                entry["verdict"] = verdict
+            out.append(entry)
+    return out
 
 
 def number(value):
     return f"{value:.6g}"
 
 
-def render(rows, fmt, changed_only):
-    shown = [r for r in rows if not changed_only or r["change"] != 0 or r["flags"]]
-    header = ["benchmark", "quantity", "before", "after", "change", "significant", "flags"]
-    cells = [[r["benchmark"], r["quantity"], number(r["before"]), number(r["after"]),
-              "inf" if r["change"] == float("inf") else f"{r['change']:+.2%}", r["significant"], r["flags"]]
-             for r in shown]
+def render(entries, fmt):
+    header = ["benchmark", "quantity", "before", "after", "change", "noise", "verdict", "note"]
+    cells = [[e["benchmark"], e["quantity"] + ("" if e["role"] == "result" else f" ({e['role']})"),
+              number(e["before"]), number(e["after"]),
+              "inf" if e["change"] == float("inf") else f"{e['change']:+.2%}",
+              "-" if e["tolerance"] is None else f"{e['tolerance']:.1%}", e["verdict"], e["note"]] for e in entries]
     if fmt == "md":
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * 3 + "---|---|"]
+        lines = ["| " + " | ".join(header) + " |", "|---|---|---:|---:|---:|---:|---|---|"]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
         return "\n".join(lines)
     widths = [max(len(h), *(len(row[i]) for row in cells)) if cells else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     return "\n".join(lines)
+
+
+def floors(before_report, limits):
+    """floor_of(row, quantity) -> the row's calibrated run-to-run noise on this SKU, or the default."""
+    names = device_names(before_report)
+    gpu_name = next(iter(names.values()), None)
+
+    def floor_of(row, quantity):
+        found = ranges.noise_floor(limits, gpu_name, row, quantity) if limits else None
+        return DEFAULT_FLOOR if found is None else found
+    return floor_of
+
+
+def run_compare(before_path, after_path, name_filter=".", threshold=None, diagnostics=False, allow_different=False,
+                limits_path=ranges.RANGES):
+    """Everything main() prints, as data: (status, context lines, entries, problems, summary)."""
+    name_filter = cli.regex(name_filter, "--filter")
+    before_report, before, before_failed = load(before_path)
+    after_report, after, after_failed = load(after_path)
+    b_names, a_names = device_names(before_report), device_names(after_report)
+    mismatched = [(gpu, b_names[gpu], a_names[gpu]) for gpu in b_names if gpu in a_names and b_names[gpu] != a_names[gpu]]
+    if mismatched and not allow_different:
+        gpu, b, a = mismatched[0]
+        where = f"GPU {gpu}: " if gpu is not None else ""
+        raise cli.UsageError(f"the runs come from different GPUs ({where}{b} and {a}); pass --allow-different-devices "
+                             "to compare them anyway")
+    try:
+        limits = ranges.load(limits_path) if limits_path else None
+    except (OSError, ValueError) as e:
+        raise cli.UsageError(f"reference ranges: {e}") from None
+    fixed = before_report.fixed_counters() | after_report.fixed_counters()
+    before = {n: s for n, s in before.items() if name_filter.search(n)}
+    after = {n: s for n, s in after.items() if name_filter.search(n)}
+    entries = compare_rows(before, after, floors(before_report, limits), diagnostics, fixed)
+    problems = []
+    for side, errors, other in (("BEFORE", before_failed, after), ("AFTER", after_failed, before)):
+        for name, error in sorted(errors.items()):
+            if name_filter.search(name):
+                problems.append(f"failed in {side}: {name}: {error}")
+    for label, mine, theirs, their_failed in (("only in BEFORE", before, after, after_failed),
+                                              ("only in AFTER", after, before, before_failed)):
+        for name in sorted(n for n in mine if n not in theirs and n not in their_failed):
+            problems.append(f"{label}: {name}")
+    judged = [e for e in entries if e["role"] != "diagnostic"]
+    if not judged:
+        raise cli.UsageError("nothing compared: no row of the one run (after --filter) has a measured twin in the other"
+                             + (f" ({len(problems)} failed or missing)" if problems else ""))
+    counts = {}
+    for e in judged:
+        counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+    slower = [e for e in judged if e["verdict"] == "slower" and (threshold is None or abs(e["change"]) * 100 > threshold)]
+    changed = [e for e in judged if e["verdict"] == "changed"]
+    rows = len({e["benchmark"] for e in judged})
+    summary = (f"{rows} rows, {len(judged)} quantities judged: " +
+               ", ".join(f"{counts[v]} {v}" for v in sorted(counts)) +
+               (f"; {len(problems)} row(s) failed or missing on one side" if problems else ""))
+    status = 0
+    if threshold is not None and (slower or changed or problems):
+        status = 1
+    context = [(label, str(before_report.context.get(key, "-")), str(after_report.context.get(key, "-")))
+               for label, key in CONTEXT_KEYS]
+    return status, context, entries, problems, summary, slower, changed
 
 
 def main():
@@ -119,60 +239,37 @@ def main():
     parser.add_argument("before")
     parser.add_argument("after")
     parser.add_argument("--filter", default=".", help="benchmarks whose name matches this regex")
-    parser.add_argument("--counters", default=".", help="counters whose name matches this regex (time is always compared)")
-    parser.add_argument("--threshold", type=float, help="exit 1 when a compared quantity moved by more than PCT percent")
-    parser.add_argument("--exact-tolerance", type=float, default=0.005,
-                        help="relative change above which a fixed counter is flagged (default 0.5%%)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the U test")
+    parser.add_argument("--threshold", type=float,
+                        help="exit 1 when a result is slower by more than PCT percent (beyond the noise), a fixed "
+                             "counter changed, or a row failed or is missing on one side")
+    parser.add_argument("--diagnostics", action="store_true", help="show the diagnostic counters too (not judged)")
+    parser.add_argument("--all", action="store_true", help="show every judged quantity, the same ones too")
     parser.add_argument("--format", choices=["console", "md"], default="console")
-    parser.add_argument("--changed-only", action="store_true", help="leave out quantities that did not change")
     parser.add_argument("--allow-different-devices", action="store_true")
+    parser.add_argument("--ranges", default=ranges.RANGES, help="the noise floors' file (none: the default floor)")
     args = parser.parse_args()
-    name_filter, counter_filter = cli.regex(args.filter, "--filter"), cli.regex(args.counters, "--counters")
-    before_context, before_runs, before_failed, before_table = load(args.before)
-    after_context, after_runs, after_failed, after_table = load(args.after)
-    table = {**after_table, **before_table}
-    fixed = {name for name, spec in table.items() if spec.get("kind") == "fixed"}
-
+    if args.threshold is not None and args.threshold < 0:
+        parser.error("--threshold must be a percentage of 0 or more")
+    status, context, entries, problems, summary, slower, changed = run_compare(
+        args.before, args.after, args.filter, args.threshold, args.diagnostics, args.allow_different_devices,
+        None if args.ranges == "none" else args.ranges)
     md = args.format == "md"
-    print(("| | before | after |\n|---|---|---|" if md else f"{'':26}{'before':34}after"))
-    for label, key in CONTEXT_KEYS:
-        b, a = str(before_context.get(key, "-")), str(after_context.get(key, "-"))
-        print(f"| {label} | {b} | {a} |" if md else f"{label:26}{b:34}{a}")
+    print("| | before | after |\n|---|---|---|" if md else f"{'':26}{'before':40}after")
+    for label, b, a in context:
+        print(f"| {label} | {b} | {a} |" if md else f"{label:26}{b:40}{a}")
     print()
-    if before_context.get("gpu_name") != after_context.get("gpu_name") and not args.allow_different_devices:
-        print(f"compare.py: the runs come from different GPUs ({before_context.get('gpu_name')} and "
-              f"{after_context.get('gpu_name')}); pass --allow-different-devices to compare them anyway", file=sys.stderr)
-        return 2
-
-    rows, over = compare(before_runs, after_runs, name_filter, counter_filter, args.threshold, args.exact_tolerance,
-                         args.alpha, fixed)
-    print(render(rows, args.format, args.changed_only))
-    failed = {side: {n: e for n, e in errors.items() if name_filter.search(n)}
-              for side, errors in (("BEFORE", before_failed), ("AFTER", after_failed))}
-    for side, errors in failed.items():
-        if errors:
-            print(f"\nfailed in {side} ({len(errors)}): " + "; ".join(f"{n}: {e}" for n, e in sorted(errors.items())))
-    only_before = sorted(n for n in before_runs if n not in after_runs and name_filter.search(n)
-                         and n not in failed["AFTER"])
-    only_after = sorted(n for n in after_runs if n not in before_runs and name_filter.search(n)
-                        and n not in failed["BEFORE"])
-    for label, names in (("only in BEFORE", only_before), ("only in AFTER", only_after)):
-        if names:
-            print(f"\n{label} ({len(names)}): " + ", ".join(names))
-    if not table:
-        print("\nneither run carries gpubench's counter table (runs from before it): counters the code fixes "
-              "are not flagged")
-    if not any(len(v) > 1 for runs in (before_runs, after_runs) for s in runs.values() for v in s.values()):
-        print("\nsignificance: no repetitions (run both with --benchmark_repetitions=N to test)")
-    flagged = sum(1 for r in rows if r["flags"])
-    broken = sum(len(e) for e in failed.values()) + len(only_before) + len(only_after)
-    print(f"\n{len({r['benchmark'] for r in rows})} benchmarks, {len(rows)} quantities compared, {flagged} flagged"
-          + (f"; {len(over)} moved more than {args.threshold:g}%" if args.threshold is not None else "")
-          + (f"; {broken} benchmark(s) failed or missing on one side" if broken else ""))
-    if args.threshold is not None and broken:
-        return 1  # a gate must not pass on rows that did not run
-    return 1 if over else 0
+    shown = [e for e in entries if args.all or e["role"] == "diagnostic" or e["verdict"] not in ("same",)]
+    if shown:
+        print(render(shown, args.format))
+    for line in problems:
+        print(line)
+    print(f"\n{summary}")
+    if status:
+        reasons = [f"slower: {e['benchmark']} {e['quantity']} {e['change']:+.1%}" for e in slower[:10]]
+        reasons += [f"fixed counter changed: {e['benchmark']} {e['quantity']} {e['change']:+.2%}" for e in changed[:10]]
+        reasons += problems[:10]
+        print("compare.py: FAIL: " + "; ".join(reasons), file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ from analysis.values import short
 BENCHMARK_SUFFIX_KEYS = {"min_time", "min_warmup_time", "iterations", "repeats"}
 TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
 GPU_TAG = re.compile(r"^gpu:(\d+)$")
+SCHEMAS = (1, 2)  # 2: rows name their results ("results"), the catalog gives each counter its role
+# Runs from before schema 2 name no results: their result quantities by the catalog's rule of today.
+LEGACY_RESULTS = (("bytes_per_second", "higher"), ("fraction_of_peak", "higher"), ("bytes_per_clock_per_sm", "higher"),
+                  ("cycles_per_", "lower"), ("ns_per_", "lower"))
 
 
 class ReportError(Exception):
@@ -71,6 +75,8 @@ class Row(dict):
         else:
             self.registered, self.args, self.gpu = parse_name(raw.get("run_name") or raw.get("name", ""))
             self.wall_s = None
+        declared = described.get("results") if isinstance(described, dict) else None
+        self.results = dict(declared) if isinstance(declared, dict) else _legacy_results(raw)
         self.family, _, self.case = self.registered.partition("/")
         self.full_name = raw.get("run_name", raw.get("name", ""))  # as written: GPU tag kept
         if self.gpu is not None:
@@ -97,6 +103,12 @@ class Row(dict):
     def matches(self, prefix):
         """Registered as `prefix` or below it ("PointerChase" matches "PointerChase/direct")."""
         return self.registered == prefix or self.registered.startswith(prefix + "/")
+
+    def spread(self, quantity):
+        """The relative spread ((q3 - min) / median) of the samples behind `quantity`: the clock64 spans'
+        for a quantity in cycles, the launch times' for the rest; None when the row carries none."""
+        key = "cycles_spread" if quantity.startswith("cycles") and "cycles_spread" in self else "time_spread"
+        return float(self[key]) if key in self else None
 
     def value(self, key, default=None):
         """A counter as float (None when the row lacks it)."""
@@ -166,6 +178,15 @@ class Report:
         return parts
 
 
+def _legacy_results(raw):
+    found = {}
+    for key in raw:
+        for prefix, better in LEGACY_RESULTS:
+            if key == prefix or (prefix.endswith("_") and key.startswith(prefix)):
+                found[key] = better
+    return found or {"time": "lower"}
+
+
 def _same(a, b):
     try:
         return float(a) == float(b)
@@ -194,6 +215,11 @@ def read_json(path):
             or not isinstance(data.get("context"), dict):
         raise ReportError(f"{path}: valid JSON but not a Google Benchmark report (no 'context' and 'benchmarks')")
     context = data["context"]
+    block = data.get("gpubench")
+    schema = block.get("schema", 1) if isinstance(block, dict) else 1
+    if schema not in SCHEMAS:
+        raise ReportError(f"{path}: written by a gpubench of report schema {schema}; this analysis reads schemas "
+                          f"{', '.join(map(str, SCHEMAS))} (use the analysis of the gpubench that wrote it)")
     if not any(k.startswith(("gpu_", "gpubench_")) for k in context):
         raise ReportError(f"{path}: a Google Benchmark report, but not gpubench's (its context has no gpu_ or "
                           "gpubench_ keys)")

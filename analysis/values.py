@@ -6,15 +6,37 @@ MIB = 1024 * KIB
 GIB = 1024 * MIB
 
 
+# Which way a card value is abnormal (the SKU check): "higher" is better (a rate: abnormal only when low),
+# "lower" (a latency or cost: only when high), "exact" (a capacity or a count: when different, either way),
+# "spread" (over SMs: only when high) or "info" (depends on where the hardware placed the work: never judged).
+BETTER = ("higher", "lower", "exact", "spread", "info")
+# The default by unit; a family module passes better= where its value is another kind.
+UNIT_BETTER = {"cycles": "lower", "ns": "lower", "cycles/KiB": "lower", "cycles per FFMA": "lower",
+               "cycles per way": "lower", "cycles per warp load": "lower", "pJ": "lower", "pJ/bit": "lower",
+               "pJ/FLOP": "lower", "bytes": "exact", "N": "exact", "instructions per element": "exact",
+               "of the fastest": "spread", "x": "info"}
+
+
+def default_better(unit, bracket=False):
+    if bracket:
+        return "exact"
+    return UNIT_BETTER.get(unit, "higher")  # rates, bandwidths and fractions of a peak
+
+
 class Value(dict):
     """One quantity of the card: key, section, label, value, unit, the rows it came from (source) and
     its text. bracket: for a capacity, [last size below the edge, first size past it]: a sweep resolves
-    an edge only to its grid, so two runs agree when their brackets meet. value None: not measured."""
+    an edge only to its grid, so two runs agree when their brackets meet. value None: not measured.
+    better: which way the value is abnormal (BETTER; by default from the unit)."""
 
-    def __init__(self, key, section, label, value, unit, source, text=None, bracket=None):
+    def __init__(self, key, section, label, value, unit, source, text=None, bracket=None, better=None):
         super().__init__(key=key, section=section, label=label, value=value, unit=unit, source=source, text=text)
         if bracket:
             self["bracket"] = [float(b) for b in bracket]
+        if better is not None:
+            if better not in BETTER:
+                raise ValueError(f"{key}: better={better!r} is not one of {BETTER}")
+            self["better"] = better
 
     @classmethod
     def missing(cls, key, section, label, unit=""):
@@ -72,3 +94,34 @@ def mean_rows(rows):
         entry["args"] = same[0].args
         merged.append(entry)
     return merged
+
+
+def rows_of(report, source):
+    """The finished rows a value's `source` names: exact row names, or sweeps written by span() ("Reg/bytes:
+    a..b/rest (n rows)"), several joined by ", ". Sources that name families only give none."""
+    if not source:
+        return []
+    by_name = {}
+    for row in report.rows():
+        by_name.setdefault(row.short_name, []).append(row)
+    found = []
+    for part in source.split(", "):
+        part = part.split(" (")[0].strip().strip("`")
+        if part in by_name:
+            found += by_name[part]
+            continue
+        head, _, tail = part.partition("/bytes:")
+        if not tail:
+            continue
+        sizes, _, rest = tail.partition("/")
+        low, _, high = sizes.partition("..")
+        try:
+            low, high = int(low), int(high or low)
+        except ValueError:
+            continue
+        wanted = dict(segment.split(":", 1) for segment in rest.split("/") if ":" in segment)
+        for row in report.rows(head):
+            if row.registered == head and low <= int(row.args.get("bytes", -1)) <= high and all(
+                    str(row.args.get(k)) == v for k, v in wanted.items()):
+                found.append(row)
+    return found

@@ -106,7 +106,8 @@ std::string unwritable_reason(const std::string& path) {
 
 bool python_runs(const std::string& python) { return run({python, "-c", "import sys"}, nullptr) == 0; }
 
-CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python) {
+CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python,
+                     const std::optional<VerdictRequest>& verdict) {
   CardResult result;
   const std::string script = card_script();
   if (!exists(script)) {
@@ -123,8 +124,20 @@ CardResult make_card(const std::string& json, const std::string& prefix, const s
     return result;
   }
   std::string output;
-  const int status = run({interpreter, script, json, "--out", prefix, "--plots"}, &output);
-  if (status != 0) {
+  std::vector<std::string> argv = {interpreter, script, json, "--out", prefix, "--plots"};
+  if (verdict) {
+    argv.insert(argv.end(), {"--check", "--rerun", verdict->binary, "--"});
+    argv.insert(argv.end(), verdict->args.begin(), verdict->args.end());
+  }
+  const int status = run(argv, &output);
+  if (verdict && status != 2 && status != 127) {
+    // The verdict's lines (card.py --check writes them prefixed) are the run's last word.
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("card.py --check", 0) == 0 || line.rfind("card.py: measuring again", 0) == 0)
+        result.verdict += line + "\n";
+    result.verdict_status = status;
+  } else if (status != 0) {
     result.message =
         "no card: " + (last_line(output).empty() ? "card.py exited " + std::to_string(status) : last_line(output));
     return result;

@@ -3,7 +3,9 @@
 // has the packages the card needs.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench::app {
 
@@ -11,6 +13,15 @@ struct CardResult {
   bool ok = false;
   std::string markdown;  // the card, when ok
   std::string message;   // one line: why there is no card, or which Python made it and whether it drew plots
+  int verdict_status = -1;  // with a verdict asked: card.py --check's exit status (0 normal, 1 abnormal, ...)
+  std::string verdict;      // and its lines
+};
+
+// --gpubench_verdict: after the card, card.py checks the run against the SKU's limits and measures the
+// families of outside values again by running `binary` with `args` (the run's own flags) and a filter.
+struct VerdictRequest {
+  std::string binary;
+  std::vector<std::string> args;
 };
 
 // Whether `python` starts (checked before a run, so a bad --gpubench_python costs no run).
@@ -22,6 +33,7 @@ std::string unwritable_reason(const std::string& path);
 
 // Runs card.py on `json` writing `prefix`.md / .json (and plots where matplotlib exists). `python`:
 // the user's choice (--gpubench_python or GPUBENCH_PYTHON), or empty to find one.
-CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python);
+CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python,
+                     const std::optional<VerdictRequest>& verdict = std::nullopt);
 
 }  // namespace gpubench::app

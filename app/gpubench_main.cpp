@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,14 +60,37 @@ void describe_gpu(int device, const std::string& key_suffix) {
   benchmark::AddCustomContext("gpubench_other_gpu_processes" + key_suffix, others);
 }
 
+// What a --gpubench_verdict rerun passes on: the run's flags without its output, filter, card and verdict.
+std::vector<std::string> rerun_args(const std::vector<std::string>& original) {
+  std::vector<std::string> kept;
+  for (const std::string& arg : original)
+    if (arg.rfind("--benchmark_out", 0) != 0 && arg.rfind("--benchmark_filter", 0) != 0 &&
+        arg.rfind("--gpubench_card", 0) != 0 && arg.rfind("--gpubench_verdict", 0) != 0)
+      kept.push_back(arg);
+  return kept;
+}
+
+// The verdict's exit statuses (card.py --check's 0/1/4/3 moved past gpubench's own 1-4).
+int verdict_exit(int check_status) {
+  switch (check_status) {
+    case 0: return 0;
+    case 1: return 5;
+    case 4: return 6;
+    case 3: return 7;
+    default: return 4;
+  }
+}
+
 // Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 4 the card asked for
-// could not be made; 128+signal interrupted.
-int finish(const gpubench::Options& options, bool gpu_rows_ran) {
+// could not be made; 128+signal interrupted. With --gpubench_verdict: the verdict's (verdict_exit).
+int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::string& binary,
+           const std::vector<std::string>& original_args) {
   gpubench::detail::finish_progress();
   const int failed = gpubench::failed_benchmarks();
   if (failed > 0) std::fprintf(stderr, "gpubench: %d benchmark(s) failed; see ERROR rows above\n", failed);
   const bool json_out = !options.out.empty() && options.out_format == "json";
   bool card_failed = false;
+  int verdict_status = -1;
   if (options.card != "none" && (json_out || !options.card.empty())) {
     if (!json_out) {
       std::fprintf(stderr,
@@ -77,7 +101,9 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran) {
       std::fprintf(stderr, "gpubench: no card: no GPU row ran (a card describes a GPU)\n");
     } else {
       const std::string prefix = options.card.empty() ? options.out + ".card" : options.card;
-      const gpubench::app::CardResult card = gpubench::app::make_card(options.out, prefix, options.python);
+      std::optional<gpubench::app::VerdictRequest> verdict;
+      if (options.verdict) verdict = gpubench::app::VerdictRequest{binary, rerun_args(original_args)};
+      const gpubench::app::CardResult card = gpubench::app::make_card(options.out, prefix, options.python, verdict);
       if (card.ok) {
         // The card follows the console table; with JSON or CSV on stdout it goes to stderr instead.
         std::FILE* stream = options.format == "console" ? stdout : stderr;
@@ -85,6 +111,10 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran) {
         std::fflush(stream);
         std::fprintf(stderr, "gpubench: card written to %s.md and %s.json; %s\n", prefix.c_str(), prefix.c_str(),
                      card.message.c_str());
+        if (card.verdict_status >= 0) {
+          std::fputs(card.verdict.c_str(), stderr);
+          verdict_status = card.verdict_status;
+        }
       } else {
         std::fprintf(stderr, "gpubench: %s\n", card.message.c_str());
         card_failed = true;
@@ -95,6 +125,8 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran) {
     std::fprintf(stderr, "gpubench: interrupted; the rows that finished are in the report\n");
     return 128 + signal;
   }
+  if (verdict_status >= 0) return verdict_exit(verdict_status);
+  if (options.verdict) return 4;  // asked, and no verdict came
   return failed > 0 ? 3 : card_failed ? 4 : 0;
 }
 
@@ -103,6 +135,7 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran) {
 int main(int argc, char** argv) {
   // Load every kernel at start-up: a lazily loaded kernel's first launch waits for the GPU to idle.
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
+  const std::vector<std::string> original_args(argv + 1, argv + argc);
   gpubench::Options options;
   try {
     options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"),
@@ -246,6 +279,9 @@ int main(int argc, char** argv) {
   }
   benchmark::AddCustomContext("gpubench_preset", options.full ? "full" : "quick");
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);
+  // A filtered run measured a subset on purpose: the SKU check says so instead of "incomplete".
+  if (const std::string filter = last_filter(argc, argv); !filter.empty())
+    benchmark::AddCustomContext("gpubench_filter", filter);
 
   gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
   gpubench::detail::install_interrupt_handlers();
@@ -262,5 +298,5 @@ int main(int argc, char** argv) {
   gpubench::CounterSession::get().close();
   gpubench::GpuSession::close();
   const bool gpu_rows_selected = gpubench::app::host_only(selected).size() < selected.size();
-  return finish(options, gpu_rows_selected);
+  return finish(options, gpu_rows_selected, argv[0], original_args);
 }

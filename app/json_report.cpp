@@ -4,12 +4,13 @@
 #include "common/registry.h"
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace gpubench::app {
 namespace {
 
-constexpr int kSchema = 1;
+constexpr int kSchema = 2;  // 2: rows name their results, the catalog gives each counter its role
 
 // Runs `write` with the reporter's output going to a string, and returns what it wrote.
 template <class Write>
@@ -35,7 +36,19 @@ std::string wall_text(double seconds) {
 
 }  // namespace
 
-std::string row_block(const std::string& function_name, const std::string& args, double wall_s) {
+// "results": {...} of a row carrying `counters` (catalog order aside, as the row has them).
+static std::string results_field(const std::vector<std::string>& counters) {
+  std::string fields;
+  for (const std::string& name : counters) {
+    const std::optional<CounterDescription> description = describe_counter(name);
+    if (!description || counter_role(*description) != "result") continue;
+    fields += (fields.empty() ? "" : ", ") + json_quote(name) + ": \"" + better_name(description->better) + "\"";
+  }
+  return ", \"results\": {" + (fields.empty() ? std::string("\"time\": \"lower\"") : fields) + "}";
+}
+
+std::string row_block(const std::string& function_name, const std::string& args, double wall_s,
+                      const std::vector<std::string>& counters) {
   const Registration* registration = registration_of(function_name);
   std::string registered = function_name;
   std::string family = registration != nullptr ? registration->family : registered.substr(0, registered.find('/'));
@@ -58,7 +71,7 @@ std::string row_block(const std::string& function_name, const std::string& args,
   }
   return "{\"registered\": " + json_quote(registered) + ", \"family\": " + json_quote(family) + ", \"args\": {" +
          fields + "}, \"gpu\": " + (gpu >= 0 ? std::to_string(gpu) : std::string("null")) +
-         (wall_s >= 0 ? ", \"wall_s\": " + wall_text(wall_s) : std::string()) + "}";
+         (wall_s >= 0 ? ", \"wall_s\": " + wall_text(wall_s) : std::string()) + results_field(counters) + "}";
 }
 
 bool JsonReport::ReportContext(const Context& context) {
@@ -84,9 +97,11 @@ void JsonReport::ReportRuns(const std::vector<Run>& runs) {
     // A row ends "...\n    }": its block goes in as the last field.
     const std::size_t close = text.rfind('}');
     const std::size_t line_end = close == std::string::npos ? std::string::npos : text.rfind('\n', close);
+    std::vector<std::string> counters;
+    for (const auto& [name, value] : run.counters) counters.push_back(name);
     if (line_end != std::string::npos)
-      text.insert(line_end,
-                  ",\n      \"gpubench\": " + row_block(run.run_name.function_name, run.run_name.args, wall_s));
+      text.insert(line_end, ",\n      \"gpubench\": " +
+                                row_block(run.run_name.function_name, run.run_name.args, wall_s, counters));
     wall_s = -1.0;
     GetOutputStream() << text;
   }

@@ -10,6 +10,8 @@ namespace gpubench {
 namespace {
 
 using K = CounterKind;
+constexpr Better kHigher = Better::kHigher;
+constexpr Better kLower = Better::kLower;
 
 // What every row may carry, whichever family wrote it.
 const std::vector<CounterDescription>& harness_counters() {
@@ -26,6 +28,11 @@ const std::vector<CounterDescription>& harness_counters() {
        "board power over the timed launches: NVML's energy counter over the window, when it lasts 1 s or more "
        "(absent otherwise: the counter's steps are too coarse); idle gaps between launches included",
        "harness"},
+      {"time_spread", "fraction", K::kMeasured,
+       "(q3 - min) / median of the timed launches' GPU times: the row's own noise (nvbench's [min, q3] interval)",
+       "harness"},
+      {"cycles_spread", "fraction", K::kMeasured, "(q3 - min) / median of the timed launches' clock64 spans",
+       "harness"},
       {"power_limit_w", "W", K::kMeasured, "the enforced board power limit (NVML)", "harness"},
       {"clock_reasons", "bits", K::kMeasured,
        "NVML clocks-event reasons at the end of the timed launches (nvmlClocksEventReason* bits: 0x4 "
@@ -40,18 +47,19 @@ const std::vector<CounterDescription>& harness_counters() {
        "violation time grew)",
        "harness"},
       {"cycles_per_*", "cycles", K::kMeasured,
-       "cycles per unit of the row's work (cycles_per_load: per dependent load)", "harness"},
+       "cycles per unit of the row's work (cycles_per_load: per dependent load)", "harness", kLower},
       {"ns_per_*", "ns", K::kMeasured,
-       "nanoseconds per unit of the row's work (GPU rows: cycles at the measured clock)", "harness"},
+       "nanoseconds per unit of the row's work (GPU rows: cycles at the measured clock)", "harness", kLower},
       {"bytes_per_second", "B/s", K::kMeasured,
-       "bytes the row counts as moved (read + written) per second of GPU time (SetBytesProcessed)", "Google Benchmark"},
+       "bytes the row counts as moved (read + written) per second of GPU time (SetBytesProcessed)", "Google Benchmark",
+       kHigher},
       {"working_set_bytes", "bytes", K::kFixed, "bytes of data the row's kernel touches (its arrays or slices)",
        "harness"},
       {"bytes_per_clock_per_sm", "B/clk/SM", K::kMeasured, "bytes_per_second over the SM clock and the SM count",
-       "harness"},
+       "harness", kHigher},
       {"fraction_of_peak", "fraction", K::kMeasured,
        "the row's rate over the peak of the unit it exercises (the architecture table's, at the measured clock)",
-       "harness"},
+       "harness", kHigher},
       {"loads_in_flight", "loads", K::kFixed, "independent loads (chains) the launch keeps in flight at once",
        "harness"},
       {"bytes_in_flight", "bytes", K::kFixed, "loads_in_flight x the bytes each brings (Little's law's concurrency)",
@@ -115,11 +123,16 @@ bool matches(const std::string& pattern, const std::string& name) {
 
 const char* kind_name(CounterKind kind) { return kind == K::kFixed ? "fixed" : "measured"; }
 
+bool ends_with(const std::string& text, const std::string& tail) {
+  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 }  // namespace
 
 namespace detail {
 bool describe_counters(const char* family, const std::vector<CounterDeclaration>& counters) {
-  for (const CounterDeclaration& c : counters) family_counters().push_back({c.name, c.unit, c.kind, c.meaning, family});
+  for (const CounterDeclaration& c : counters)
+    family_counters().push_back({c.name, c.unit, c.kind, c.meaning, family, c.better});
   return true;
 }
 }  // namespace detail
@@ -151,12 +164,29 @@ std::optional<CounterDescription> describe_counter(const std::string& name) {
   return std::nullopt;
 }
 
+std::string better_name(Better better) {
+  return better == Better::kHigher ? "higher" : better == Better::kLower ? "lower" : "";
+}
+
+std::string counter_role(const CounterDescription& d) {
+  if (d.kind == K::kFixed) return "fixed";
+  if (d.better != Better::kNone) return "result";
+  if (ends_with(d.name, "_spread")) return "noise";
+  return "diagnostic";
+}
+
 std::vector<std::string> counter_catalog_duplicates() {
   std::set<std::string> seen;
   std::vector<std::string> twice;
   for (const CounterDescription& d : counter_catalog())
     if (!seen.insert(d.name).second) twice.push_back(d.name + " (again by " + d.source + ")");
   return twice;
+}
+
+// "result (higher)", "fixed", ...
+static std::string role_text(const CounterDescription& d) {
+  const std::string better = better_name(d.better);
+  return counter_role(d) + (better.empty() || d.kind == K::kFixed ? "" : " (" + better + ")");
 }
 
 std::string counter_catalog_text() {
@@ -168,14 +198,14 @@ std::string counter_catalog_text() {
   }
   std::string text;
   const auto row = [&](const std::string& name, const std::string& unit, const std::string& kind,
-                       const std::string& source, const std::string& meaning) {
+                       const std::string& role, const std::string& source, const std::string& meaning) {
     char line[512];
-    std::snprintf(line, sizeof line, "%-*s  %-*s  %-8s  ", static_cast<int>(name_width), name.c_str(),
-                  static_cast<int>(unit_width), unit.c_str(), kind.c_str());
+    std::snprintf(line, sizeof line, "%-*s  %-*s  %-8s  %-17s  ", static_cast<int>(name_width), name.c_str(),
+                  static_cast<int>(unit_width), unit.c_str(), kind.c_str(), role.c_str());
     text += line + meaning + " [" + source + "]\n";
   };
-  row("counter", "unit", "kind", "source", "meaning");
-  for (const CounterDescription& d : all) row(d.name, d.unit, kind_name(d.kind), d.source, d.meaning);
+  row("counter", "unit", "kind", "role", "source", "meaning");
+  for (const CounterDescription& d : all) row(d.name, d.unit, kind_name(d.kind), role_text(d), d.source, d.meaning);
   return text;
 }
 
@@ -187,12 +217,14 @@ std::string counter_catalog_markdown() {
       "and each family's `GPUBENCH_COUNTERS`). A test fails when this page and the catalog differ, and a row that\n"
       "writes a counter the catalog does not describe fails. Every JSON report carries the same table\n"
       "(`gpubench.counters`). *fixed*: the code and its inputs fix the value, so any change between two runs\n"
-      "is a change of the code (`analysis/compare.py` flags it); *measured*: the hardware decides it.\n"
+      "is a change of the code (`analysis/compare.py` flags it); *measured*: the hardware decides it. *role*:\n"
+      "what compare judges: a *result* (with the direction that is better), a *fixed* count, the row's own\n"
+      "*noise* (the spread of its launches), or a *diagnostic* (shown on request, never judged).\n"
       "How the CUPTI counters are collected and checked against Nsight Compute: [cupti.md](cupti.md).\n\n"
-      "| counter | unit | kind | source | meaning |\n|---|---|---|---|---|\n";
+      "| counter | unit | kind | role | source | meaning |\n|---|---|---|---|---|---|\n";
   for (const CounterDescription& d : counter_catalog())
-    text +=
-        "| `" + d.name + "` | " + d.unit + " | " + kind_name(d.kind) + " | " + d.source + " | " + d.meaning + " |\n";
+    text += "| `" + d.name + "` | " + d.unit + " | " + kind_name(d.kind) + " | " + role_text(d) + " | " + d.source +
+            " | " + d.meaning + " |\n";
   return text;
 }
 
@@ -222,8 +254,9 @@ std::string counter_catalog_json() {
   bool first = true;
   for (const CounterDescription& d : counter_catalog()) {
     json += std::string(first ? "" : ",") + "\n    {\"name\": " + json_quote(d.name) +
-            ", \"unit\": " + json_quote(d.unit) + ", \"kind\": \"" + kind_name(d.kind) +
-            "\", \"source\": " + json_quote(d.source) + ", \"meaning\": " + json_quote(d.meaning) + "}";
+            ", \"unit\": " + json_quote(d.unit) + ", \"kind\": \"" + kind_name(d.kind) + "\", \"role\": \"" +
+            counter_role(d) + "\"" + (d.better != Better::kNone ? ", \"better\": \"" + better_name(d.better) + "\"" : "") +
+            ", \"source\": " + json_quote(d.source) + ", \"meaning\": " + json_quote(d.meaning) + "}";
     first = false;
   }
   return json + "\n  ]";

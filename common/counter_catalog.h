@@ -15,13 +15,24 @@ namespace gpubench {
 // it (times, rates, hit rates, clocks).
 enum class CounterKind { kFixed, kMeasured };
 
+// A result's direction: which way is better. kNone: the counter is not a row's result (a diagnostic, such
+// as a bandwidth kernel's block-0 clock64 span, or a fixed count). compare judges results and fixed counters.
+enum class Better { kNone, kHigher, kLower };
+
 struct CounterDescription {
   std::string name;  // exact, or a pattern with one '*' ("cycles_per_*")
   std::string unit;
   CounterKind kind = CounterKind::kMeasured;
   std::string meaning;
   std::string source;  // "harness", "Google Benchmark", "CUPTI <metric>", or the family that writes it
+  Better better = Better::kNone;
 };
+
+// The counter's role in a row: "fixed" (the code fixes it), "result" (what the row measures, with a
+// direction), "noise" (the spread of the row's samples) or "diagnostic" (the rest).
+std::string counter_role(const CounterDescription& description);
+// "higher", "lower" or "" (not a result).
+std::string better_name(Better better);
 
 // The catalog, in a stable order: harness, CUPTI, then families in link order (built once, on the first
 // call after static initialization).
@@ -47,6 +58,7 @@ struct CounterDeclaration {
   const char* unit;
   CounterKind kind;
   const char* meaning;
+  Better better = Better::kNone;  // set for the family's result quantities
 };
 
 namespace detail {

@@ -17,6 +17,8 @@ inline constexpr const char* kPowerLimitW = "power_limit_w";     // enforced pow
 inline constexpr const char* kClockReasons = "clock_reasons";    // NVML clocks-event reason bits seen
 inline constexpr const char* kPowerCapped = "power_capped";      // 1: the power cap held the clocks back
 inline constexpr const char* kThermalCapped = "thermal_capped";  // 1: temperature held the clocks back
+inline constexpr const char* kTimeSpread = "time_spread";        // (q3 - min) / median of the launches' times
+inline constexpr const char* kCyclesSpread = "cycles_spread";    // the same of their clock64 spans
 
 // "cycles" + "path" -> "cycles_per_path".
 inline std::string per(const std::string& quantity, const std::string& unit) { return quantity + "_per_" + unit; }

@@ -28,12 +28,25 @@ double DeviceInfo::theoretical_dram_gbs() const {
   return 2.0 * memory_clock_mhz * 1e6 * (memory_bus_width_bits / 8.0) / 1e9;
 }
 
+// nvidia-smi's spelling: GPU-8-4-4-4-12 hex digits.
+static std::string uuid_text(const cudaUUID_t& uuid) {
+  std::string text = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
+    text += hex;
+  }
+  return text;
+}
+
 DeviceInfo query_device(int index) {
   cudaDeviceProp prop{};
   GPUBENCH_CUDA(cudaGetDeviceProperties(&prop, index));
   DeviceInfo info;
   info.index = index;
   info.name = prop.name;
+  info.uuid = uuid_text(prop.uuid);
   info.major = prop.major;
   info.minor = prop.minor;
   info.sm_count = prop.multiProcessorCount;
@@ -74,6 +87,7 @@ std::vector<std::pair<std::string, std::string>> device_context(const DeviceInfo
       {"gpu_memory_clock_mhz", std::to_string(info.memory_clock_mhz)},
       {"gpu_dram_bandwidth_theoretical_gbs", fixed(info.theoretical_dram_gbs(), 1)},
   };
+  if (!info.uuid.empty()) rows.emplace_back("gpu_uuid", info.uuid);
   if (const auto throughput = arch_throughput(info.major, info.minor)) {
     rows.emplace_back("gpu_fp32_peak_tflops_at_measured_clock",
                       fixed(peak_tflops(throughput->fp32_fma_per_sm_per_clock, info.sm_count, measured_sm_mhz), 1));

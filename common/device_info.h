@@ -12,6 +12,7 @@ namespace gpubench {
 struct DeviceInfo {
   int index = 0;
   std::string name;
+  std::string uuid;  // GPU-xxxxxxxx-...: which board a run came from (machines of one SKU told apart)
   int major = 0;
   int minor = 0;
   int sm_count = 0;

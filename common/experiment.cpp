@@ -90,6 +90,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   if (stamps) session.collect_spans(1, warmup);
 
   CycleStats stats;
+  std::vector<double> launch_ms;  // every timed launch, for the row's spread
   int pending = 0;
   const std::optional<PowerSample> power_before = session.power_sample();
   for (auto _ : state) {
@@ -97,6 +98,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
     if (cold) session.scrub_l2();  // outside the events: only the launch is timed
     const float ms = session.timed_launch(launch, pending);
     state.SetIterationTime(static_cast<double>(ms) * 1e-3);
+    launch_ms.push_back(static_cast<double>(ms));
     if (++pending == session.span_capacity()) {
       if (stamps) session.collect_spans(pending, stats);
       pending = 0;
@@ -111,6 +113,10 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   result.sm_mhz = stats.sm_mhz().value_or(session.calibrated_sm_mhz());
   result.ns = cycles_to_ns(result.cycles, result.sm_mhz);
   state.counters[counters::kSmMhz] = result.sm_mhz;
+  // The row's own noise, beside its results (compare and the card read it).
+  if (const std::optional<double> spread = relative_spread(launch_ms)) state.counters[counters::kTimeSpread] = *spread;
+  if (const std::optional<double> spread = stats.relative_spread(); spread && stamps)
+    state.counters[counters::kCyclesSpread] = *spread;
   if (stamps) {
     state.counters[counters::kCycles] = result.cycles;
     state.counters[counters::kCyclesMin] = result.cycles_min;

@@ -20,7 +20,7 @@ def card(report):
     text = (f"one warp: {scalar[1]['bytes_per_second'] / 1e9:.2f} GB/s with 1 load in flight per thread, "
             f"{scalar[most]['bytes_per_second'] / 1e9:.2f} GB/s with {most} ({speedup:.1f}x)")
     yield Value("mlp.juggler.speedup", SECTION, f"one warp, {most} loads in flight against 1 (LoadILP)", speedup, "x",
-                f"LoadILP/scalar/loads:1..{most}/warps:1 ({len(scalar)} rows)", text)
+                f"LoadILP/scalar/loads:1..{most}/warps:1 ({len(scalar)} rows)", text, better="higher")
     latency = scalar[1]["littles_law_ns"]
     text = f"{latency:.0f} ns per load by Little's law at 1 load in flight"
     if dram:

@@ -75,11 +75,11 @@ GPUBENCH_FAMILY(InstructionThroughput) {
 
 GPUBENCH_COUNTERS(InstructionThroughput,
                   {"cycles_per_op_per_thread", "cycles", CounterKind::kMeasured,
-                   "cycles per instruction of one thread's stream (1 / throughput per lane)"},
+                   "cycles per instruction of one thread's stream (1 / throughput per lane)", Better::kLower},
                   {"ops_per_clock_per_sm", "results/clk/SM", CounterKind::kMeasured,
-                   "results (lanes x instructions) per SM clock per SM"},
-                  {"tops", "T results/s", CounterKind::kMeasured, "results per second over the GPU, in 1e12"},
-                  {"tflops", "TFLOP/s", CounterKind::kMeasured, "tops x the FLOPs per result (2 for an FMA)"});
+                   "results (lanes x instructions) per SM clock per SM", Better::kHigher},
+                  {"tops", "T results/s", CounterKind::kMeasured, "results per second over the GPU, in 1e12", Better::kHigher},
+                  {"tflops", "TFLOP/s", CounterKind::kMeasured, "tops x the FLOPs per result (2 for an FMA)", Better::kHigher});
 
 }  // namespace
 }  // namespace gpubench

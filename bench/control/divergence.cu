@@ -57,7 +57,7 @@ GPUBENCH_FAMILY(Divergence) {
 }
 
 GPUBENCH_COUNTERS(Divergence, {"slowdown", "x", CounterKind::kMeasured,
-                               "cycles over the converged warp's (one path) measured in the same run"});
+                               "cycles over the converged warp's (one path) measured in the same run", Better::kLower});
 
 }  // namespace
 }  // namespace gpubench

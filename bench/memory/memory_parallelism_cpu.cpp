@@ -164,7 +164,7 @@ GPUBENCH_FAMILY(MemoryParallelismCPU) {
 GPUBENCH_COUNTERS(MemoryParallelismCPU,
                   {"pinned", "flag", CounterKind::kMeasured, "1: every thread ran pinned to a CPU of its own"},
                   {"ns_per_load_per_chain", "ns", CounterKind::kMeasured,
-                   "wall time per dependent load of one chain (its latency under this load)"});
+                   "wall time per dependent load of one chain (its latency under this load)", Better::kLower});
 
 }  // namespace
 }  // namespace gpubench

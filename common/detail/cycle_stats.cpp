@@ -13,6 +13,7 @@ void CycleStats::add(const CycleSpan& span) {
   sum_cycles_ += static_cast<double>(cycles);
   sum_ns_ += static_cast<double>(span.stop_ns - span.start_ns);
   min_cycles_ = std::min(min_cycles_, cycles);
+  spans_.push_back(static_cast<double>(cycles));
   segment_cycles_ += static_cast<double>(cycles);
   segment_ns_ += static_cast<double>(span.stop_ns - span.start_ns);
   if (segment_ns_ >= kMinNsForDriftSegment) {
@@ -27,6 +28,25 @@ void CycleStats::add(const CycleSpan& span) {
 std::optional<double> CycleStats::clock_drift() const {
   if (segments_ < 2) return std::nullopt;
   return (fastest_segment_mhz_ - slowest_segment_mhz_) / slowest_segment_mhz_;
+}
+
+std::optional<double> relative_spread(std::vector<double>& samples) {
+  if (samples.size() < 4) return std::nullopt;
+  const auto at = [&](double fraction) {
+    const auto k = static_cast<std::ptrdiff_t>(fraction * static_cast<double>(samples.size() - 1) + 0.5);
+    std::nth_element(samples.begin(), samples.begin() + k, samples.end());
+    return samples[static_cast<std::size_t>(k)];
+  };
+  const double median = at(0.5);
+  const double q3 = at(0.75);
+  const double lowest = *std::min_element(samples.begin(), samples.end());
+  if (!(median > 0.0)) return std::nullopt;
+  return (q3 - lowest) / median;
+}
+
+std::optional<double> CycleStats::relative_spread() const {
+  std::vector<double> copy = spans_;
+  return gpubench::relative_spread(copy);
 }
 
 double CycleStats::mean_cycles() const { return count_ ? sum_cycles_ / static_cast<double>(count_) : 0.0; }

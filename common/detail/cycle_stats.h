@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace gpubench {
 
@@ -28,6 +29,9 @@ class CycleStats {
   // makes 200 us of spans read up to 1.5% off (seen on an H100); 10 ms keeps that under 0.1%.
   static constexpr double kMinNsForDriftSegment = 10'000'000.0;
   std::optional<double> clock_drift() const;
+  // (q3 - min) / median of the spans: the width of nvbench's [min, q3] interval, relative to the centre.
+  // Nothing with fewer than four spans.
+  std::optional<double> relative_spread() const;
 
  private:
   std::int64_t count_ = 0;
@@ -39,7 +43,11 @@ class CycleStats {
   double slowest_segment_mhz_ = 0.0;
   double fastest_segment_mhz_ = 0.0;
   int segments_ = 0;
+  std::vector<double> spans_;  // every span's cycles, for the spread
 };
+
+// (q3 - min) / median of `samples` (reordered), or nothing with fewer than four or a zero median.
+std::optional<double> relative_spread(std::vector<double>& samples);
 
 // Cycles at a clock in MHz to nanoseconds.
 double cycles_to_ns(double cycles, double mhz);

@@ -201,6 +201,8 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
         options.list_counters = value;
       } else if ((flag = bool_flag(arg, "--gpubench_cold_l2")) >= 0) {
         options.cold_l2 = flag == 1;
+      } else if ((flag = bool_flag(arg, "--gpubench_verdict")) >= 0) {
+        options.verdict = flag == 1;
       } else {
         throw std::invalid_argument("unknown flag '" + arg + "' (see --help)");
       }
@@ -218,6 +220,10 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
   }
   argc = kept;
   argv[argc] = nullptr;
+  if (options.verdict && options.out.empty())
+    throw std::invalid_argument("--gpubench_verdict needs --benchmark_out=FILE (the verdict is read from the JSON)");
+  if (options.verdict && options.card == "none")
+    throw std::invalid_argument("--gpubench_verdict needs the card (it is built from the card's values)");
   return options;
 }
 
@@ -244,6 +250,11 @@ std::string options_usage() {
          "                            chip could not run it, or 'planned'; no GPU needed\n"
          "  --gpubench_cold_l2[=B]    empty L2 before every launch, timed ones included (cold-cache\n"
          "                            times; the same state the counter pass and Nsight Compute start from)\n"
+         "  --gpubench_verdict        is this GPU normal for its SKU: after the run and its card, check\n"
+         "                            every value against the SKU's limits, measure the families of\n"
+         "                            outside values once more, then exit 0 normal, 5 abnormal,\n"
+         "                            6 incomplete (values missing, rows failed), 7 no limits for this\n"
+         "                            GPU (needs --benchmark_out; docs/verdicts.md)\n"
          "Counters: cycles (clock64 span per launch), ns, sm_mhz (clock measured during the run),\n"
          "plus each experiment's own (e.g. cycles_per_path, slowdown). Time is GPU time (manual time).\n"
          "Filters select within the preset; --benchmark_list_tests lists the preset's rows.\n"
