@@ -310,8 +310,15 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     outside twice is a fault. Returns (status, the report judged last)."""
     judged = judge_all(report, limits, subset)
     if rerun and any(status == ranges.ABNORMAL for *_, status, _ in judged):
+        first = {(gpu, c["key"]): c["value"] for gpu, card, _, _ in judged for c in ranges.outside(card.ranges)}
         report = measure_again(report, judged, rerun, rerun_args)
         judged = judge_all(report, limits, subset)
+        for gpu, card, _, _ in judged:
+            for c in card.ranges["checks"] if card.ranges else []:
+                if (gpu, c["key"]) in first:
+                    again = "still outside" if c["inside"] is False else "inside"
+                    print(f"card.py: measuring again: {c['label']}: first {first[(gpu, c['key'])]:.4g}, again "
+                          f"{c['value']:.4g} {c['unit']} ({again})", file=sys.stderr)
     worst = ranges.NORMAL
     order = {ranges.NORMAL: 0, ranges.NO_LIMITS: 1, ranges.INCOMPLETE: 2, ranges.ABNORMAL: 3}
     for gpu, card, status, line in judged:

@@ -39,6 +39,7 @@ CONTEXT_KEYS = [("GPU", "gpu_name"), ("board", "gpu_uuid"), ("SM clock (MHz, mea
                 ("preset", "gpubench_preset"), ("date", "date")]
 TIME_SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 DEFAULT_FLOOR = 0.03   # a row no calibration covers, on a SKU without a noise table
+HOST_FLOOR = 0.25      # host rows (no SM clock) on a SKU without a noise table: the host is shared
 FIXED_TOLERANCE = 0.005
 CLOCK_TOLERANCE = 0.01
 # Quantities already per clock (a clock change does not move them).
@@ -109,8 +110,9 @@ def judge(change, better, tolerance):
     return "ambiguous"
 
 
-def compare_rows(before, after, floor_of, show_diagnostics=False, fixed=()):
-    """[{benchmark, quantity, role, before, after, change, tolerance, verdict, note}] of the pairs of rows."""
+def compare_rows(before, after, floor_of, show_diagnostics=False, fixed=(), unfixed=()):
+    """[{benchmark, quantity, role, before, after, change, tolerance, verdict, note}] of the pairs of rows.
+    unfixed: "row|counter" keys of fixed counters that moved between runs of identical code (diagnostics)."""
     out = []
     for name, b in before.items():
         a = after.get(name)
@@ -119,10 +121,13 @@ def compare_rows(before, after, floor_of, show_diagnostics=False, fixed=()):
         results = dict(b.results)
         results.update(a.results)
         quantities = [(q, "result", better) for q, better in results.items() if q in b.samples and q in a.samples]
-        quantities += [(q, "fixed", None) for q in b.samples if q in fixed and q in a.samples and q not in results]
+        short = b.rows[0].short_name
+        judged_fixed = {q for q in b.samples if q in fixed and q in a.samples and q not in results
+                        and f"{short}|{q}" not in unfixed}
+        quantities += [(q, "fixed", None) for q in sorted(judged_fixed)]
         if show_diagnostics:
             quantities += [(q, "diagnostic", None) for q in b.samples
-                           if q in a.samples and q not in results and q not in fixed]
+                           if q in a.samples and q not in results and q not in judged_fixed]
         clock_b, clock_a = b.clock(), a.clock()
         for quantity, role, better in quantities:
             bm, am = b.median(quantity), a.median(quantity)
@@ -130,11 +135,11 @@ def compare_rows(before, after, floor_of, show_diagnostics=False, fixed=()):
             entry = {"benchmark": name, "quantity": quantity, "role": role, "before": bm, "after": am,
                      "change": change, "tolerance": None, "verdict": "", "note": ""}
             if role == "fixed":
-                tolerance = max(FIXED_TOLERANCE, floor_of(b.rows[0].short_name, quantity) or 0.0)
+                tolerance = max(FIXED_TOLERANCE, floor_of(short, quantity, fixed=True))
                 entry["tolerance"] = tolerance
                 entry["verdict"] = "changed" if abs(change) > tolerance else "same"
             elif role == "result":
-                floor = floor_of(b.rows[0].short_name, quantity)
+                floor = floor_of(short, quantity, host=clock_b is None)
                 tolerance = max(floor, b.spread(quantity), a.spread(quantity))
                 entry["tolerance"] = tolerance
                 verdict = judge(change, better, tolerance)
@@ -173,13 +178,20 @@ def render(entries, fmt):
 
 
 def floors(before_report, limits):
-    """floor_of(row, quantity) -> the row's calibrated run-to-run noise on this SKU, or the default."""
-    names = device_names(before_report)
-    gpu_name = next(iter(names.values()), None)
+    """floor_of(row, quantity, host=False, fixed=False) -> the row's calibrated run-to-run noise on this SKU; where
+    the row was not calibrated, the SKU's default (or DEFAULT_FLOOR), HOST_FLOOR for a host row, 0 for a fixed
+    counter (FIXED_TOLERANCE applies)."""
+    gpu_name = next(iter(device_names(before_report).values()), None)
+    _, entry = ranges.sku_of(gpu_name, limits) if limits else (None, None)
+    noise = (entry or {}).get("noise") or {}
 
-    def floor_of(row, quantity):
-        found = ranges.noise_floor(limits, gpu_name, row, quantity) if limits else None
-        return DEFAULT_FLOOR if found is None else found
+    def floor_of(row, quantity, host=False, fixed=False):
+        found = noise.get("rows", {}).get(f"{row}|{quantity}")
+        if found is not None:
+            return found
+        if fixed:
+            return 0.0
+        return HOST_FLOOR if host else noise.get("default", DEFAULT_FLOOR)
     return floor_of
 
 
@@ -203,7 +215,9 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     fixed = before_report.fixed_counters() | after_report.fixed_counters()
     before = {n: s for n, s in before.items() if name_filter.search(n)}
     after = {n: s for n, s in after.items() if name_filter.search(n)}
-    entries = compare_rows(before, after, floors(before_report, limits), diagnostics, fixed)
+    gpu_name = next(iter(device_names(before_report).values()), None)
+    entries = compare_rows(before, after, floors(before_report, limits), diagnostics, fixed,
+                           ranges.unfixed(limits, gpu_name) if limits else ())
     problems = []
     for side, errors, other in (("BEFORE", before_failed, after), ("AFTER", after_failed, before)):
         for name, error in sorted(errors.items()):

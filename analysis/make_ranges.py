@@ -31,6 +31,8 @@ from analysis import report as report_model  # noqa: E402
 NOT_OF_THE_GPU = ("peer.", "mlp.host.", "energy.", "memory.by_sm.", "bandwidth.stream_read.claimed_vs",
                   "bandwidth.stream_copy.claimed_vs")
 MAD_TO_SIGMA = 1.4826
+HOST_FLOOR = 0.25  # host rows: a shared host moves them by tens of percent between runs
+UNFIXED = 0.02     # a "fixed" counter that moved more than this between runs of identical code is not fixed
 
 
 def parts_of(paths):
@@ -84,29 +86,45 @@ def limit(entry, k, floor):
 
 
 def noise_table(parts, factor, minimum):
-    """{"rows": {"row|quantity": floor}, "default": x}: compare's run-to-run floor of every row's result and fixed
-    quantities over the runs (rows in at least three runs)."""
-    samples = {}
+    """{"rows": {"row|quantity": floor}, "default": x, "unfixed": [...]}: compare's run-to-run floor of every
+    row's result and fixed quantities over the runs (rows in at least three runs). Host rows (no SM clock: they
+    share the host with whatever else runs there) get three times the factor and at least HOST_FLOOR; a counter
+    the catalog calls fixed that moved more than UNFIXED between runs of identical code is listed as unfixed
+    (compare shows it as a diagnostic), one that moved less gets three times the factor."""
+    samples, host, fixed_keys = {}, set(), set()
     for _, _, _, part in parts:
         fixed = part.fixed_counters()
         for row in part.all_rows:
             if not row.ok:
                 continue
-            quantities = set(row.results) | {q for q in row if q in fixed}
-            for q in quantities:
+            for q in set(row.results) | {q for q in row if q in fixed}:
                 value = float(row["real_time"]) if q == "time" else row.value(q)
-                if value is not None:
-                    samples.setdefault(f"{row.short_name}|{q}", []).append(value)
-    rows = {}
+                if value is None:
+                    continue
+                key = f"{row.short_name}|{q}"
+                samples.setdefault(key, []).append(value)
+                if "sm_mhz" not in row:
+                    host.add(key)
+                if q in fixed and q not in row.results:
+                    fixed_keys.add(key)
+    rows, unfixed = {}, []
     for key, values in samples.items():
         if len(values) < 3:
             continue
         m = statistics.median(values)
         spread = (max(values) - min(values)) / abs(m) if m else 0.0
-        rows[key] = round(max(minimum, factor * spread), 4)
-    ordered = sorted(rows.values())
-    default = ordered[int(0.9 * (len(ordered) - 1))] if ordered else 0.03
-    return {"rows": dict(sorted(rows.items())), "default": round(max(default, 0.02), 4)}
+        if key in fixed_keys:
+            if spread > UNFIXED:
+                unfixed.append(key)
+                continue
+            rows[key] = round(max(minimum, 3 * factor * spread), 4) if spread > 0 else minimum
+        elif key in host:
+            rows[key] = round(max(HOST_FLOOR, 3 * factor * spread), 4)
+        else:
+            rows[key] = round(max(minimum, factor * spread), 4)
+    gpu_floors = sorted(v for k, v in rows.items() if k not in host and k not in fixed_keys)
+    default = gpu_floors[int(0.9 * (len(gpu_floors) - 1))] if gpu_floors else 0.03
+    return {"rows": dict(sorted(rows.items())), "default": round(max(default, 0.02), 4), "unfixed": sorted(unfixed)}
 
 
 def make_entry(paths, sku_name, match, source, k=4.0, floor=0.03, noise_factor=1.5, noise_min=0.01,

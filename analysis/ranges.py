@@ -109,6 +109,11 @@ def verdict(result, failed_rows=(), subset=False, filtered=None):
     informational = len(result["checks"]) - len(judged)
     missing = result["missing"]
     failed = list(failed_rows)
+    if not judged and not missing and result["other_method"]:
+        return NO_LIMITS, (f"no limits for this measurement method: the {result['name']} limits were made by another "
+                           f"({len(result['other_method'])} values); make them with make_ranges.py (docs/verdicts.md)")
+    if not judged and not missing:
+        return NO_LIMITS, f"no value of this run has a {result['name']} limit"
     if bad:
         return ABNORMAL, (f"abnormal: {len(bad)} of {len(judged)} values outside the {result['name']} limits: " +
                           "; ".join(f"{c['label']} {c['value']:.4g} {c['unit']} ({limit_text(c)})" for c in bad) +
@@ -121,7 +126,8 @@ def verdict(result, failed_rows=(), subset=False, filtered=None):
                        (" ..." if len(failed) > 5 else ""))
         if filtered:
             why.append(f"the run was filtered (--benchmark_filter={filtered}; pass --subset to judge only what ran)")
-        names = ", ".join(m["label"] for m in missing[:8]) + (", ..." if len(missing) > 8 else "")
+        labels = list(dict.fromkeys(m["label"] for m in missing))  # a rate and its per-clock twin share a label
+        names = ", ".join(labels[:8]) + (", ..." if len(labels) > 8 else "")
         return INCOMPLETE, (f"incomplete: {len(missing)} of {expected} values missing" + (f": {names}" if missing else "")
                             + ("; " + "; ".join(why) if why else ""))
     note = f" ({informational} informational)" if informational else ""
@@ -149,6 +155,12 @@ def markdown(result):
     for o in result["other_method"]:
         lines.append(f"| {o['label']} | - | - | no limit for method {o['method']} (limit: {o['limit_method']}) | - |")
     return lines
+
+
+def unfixed(ranges, gpu_name):
+    """"row|counter" keys of counters the catalog calls fixed that moved between runs of identical code."""
+    _, entry = sku_of(gpu_name, ranges)
+    return set(((entry or {}).get("noise") or {}).get("unfixed", []))
 
 
 def noise_floor(ranges, gpu_name, row_name, quantity):

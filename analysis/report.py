@@ -15,6 +15,7 @@ gpubench writes each row's family, case, arguments and GPU into the row (`gpuben
 of every counter a row can carry into the report (`gpubench.counters`). Runs from before that carry
 neither; their names are parsed here, in `parse_name`, the one place that does.
 """
+import gzip
 import json
 import os
 import re
@@ -199,11 +200,15 @@ def read_json(path):
     if os.path.isdir(path):
         raise ReportError(f"{path}: is a directory, not a gpubench JSON file")
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        if path.endswith(".gz"):  # committed results are kept compressed
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                text = f.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
     except OSError as e:
         raise ReportError(f"{path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError):
         raise ReportError(f"{path}: not a text file, not a gpubench JSON report") from None
     if not text.strip():
         raise ReportError(f"{path}: empty file, not a gpubench JSON report")

@@ -60,6 +60,8 @@ class CardIsUnchanged(unittest.TestCase):
     # Values of rules written since: these runs lack their rows, so each reads "not measured".
     NEW_KEYS = ("compute.register_bank.", "compute.tensor.", "memory.cluster.", "memory.async.", "energy.")
     NEW_LABELS = ("register bank conflict (FFMA, 1 warp)",)
+    # Fields every value carries since the verdicts (which way it is abnormal, its method, its rows' spread).
+    VERDICT_FIELDS = ("better", "method", "spread")
     # Whole sections the old runs cannot fill.
     NEW_SECTIONS = ("Tensor cores", "Thread-block clusters (distributed shared memory)",
                     "Asynchronous copies (TMA, cp.async)", "Energy")
@@ -83,6 +85,9 @@ class CardIsUnchanged(unittest.TestCase):
         for value in new:
             self.assertIsNone(value["value"], value)
         card_json["values"] = [v for v in card_json["values"] if v not in new]
+        for value in card_json["values"]:
+            for field in self.VERDICT_FIELDS:
+                value.pop(field, None)
         for device in card_json.get("devices", []):
             if isinstance(device, dict) and "values" in device:
                 self.drop_new_values(device)
@@ -538,58 +543,215 @@ class CardOfEnergy(unittest.TestCase):
         self.assertIn("sm_80", built["energy.wgmma_f16.random"]["text"])
 
 
-class CardAgainstRanges(unittest.TestCase):
-    """Node acceptance: a run the H100 ranges were not made from passes; the same run with its DRAM read
-    planted 20% slow fails naming it; a GPU without ranges exits 3."""
-    HELD_OUT = os.path.join(ROOT, "docs", "results", "2026-11-24-energy-2", "h100-suite.json")
+class SkuCheck(unittest.TestCase):
+    """The SKU check (card.py --check): calibrated, direction-aware limits; never a pass for what it did not
+    measure; nothing written beside its input unless asked. Runs: the committed calibration runs
+    (docs/results/2026-11-25-verdicts), which made the shipped H100 limits, and edits of them."""
+    RUNS = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
+    RUN = os.path.join(RUNS, "h100a-1.json.gz")
+    OLD_RUN = os.path.join(ROOT, "docs", "results", "2026-11-24-energy-2", "h100-suite.json")
 
-    def check(self, path):
+    def data(self):
+        return report_model.read_json(self.RUN)
+
+    def check(self, run, *args, env=None):
         with tempfile.TemporaryDirectory() as tmp:
-            return subprocess.run([sys.executable, CARD, path, "--out", os.path.join(tmp, "card"), "--check"],
-                                  capture_output=True, text=True)
+            path = run if isinstance(run, str) else os.path.join(tmp, "run.json")
+            if not isinstance(run, str):
+                with open(path, "w") as f:
+                    json.dump(run, f)
+            return subprocess.run([sys.executable, CARD, path, "--check", *args], capture_output=True, text=True,
+                                  env=env)
 
-    def test_a_held_out_h100_run_is_inside(self):
-        done = self.check(self.HELD_OUT)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn("PASS", done.stderr)
+    def rows(self, run, prefix):
+        return [r for r in run["benchmarks"] if r["name"].startswith(prefix)]
 
-    def test_a_planted_slow_dram_read_is_caught(self):
-        with open(self.HELD_OUT) as f:
-            run = json.load(f)
-        for row in run["benchmarks"]:
-            if row["name"].startswith("Stream/read/") and "bytes_per_second" in row:
-                row["bytes_per_second"] *= 0.8
+    def test_a_calibration_run_is_normal_and_nothing_is_written_beside_it(self):
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "slow.json")
+            path = os.path.join(tmp, "run.json")
             with open(path, "w") as f:
-                json.dump(run, f)
-            done = self.check(path)
+                json.dump(self.data(), f)
+            os.chmod(tmp, 0o555)  # a read-only folder: the check must not need to write there
+            try:
+                done = subprocess.run([sys.executable, CARD, path, "--check"], capture_output=True, text=True)
+            finally:
+                os.chmod(tmp, 0o755)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("normal: 111 values within the H100 SXM5 80GB HBM3 limits", done.stderr)
+            self.assertEqual(sorted(os.listdir(tmp)), ["run.json"])
+
+    def test_a_planted_slow_dram_read_is_abnormal_naming_it(self):
+        run = self.data()
+        for row in self.rows(run, "Stream/read/"):
+            for q in ("bytes_per_second", "fraction_of_peak", "bytes_per_clock_per_sm"):
+                if q in row:
+                    row[q] *= 0.95
+        done = self.check(run)
         self.assertEqual(done.returncode, 1, done.stderr)
-        self.assertIn("FAIL", done.stderr)
-        self.assertIn("stream read", done.stderr)
+        self.assertIn("abnormal:", done.stderr)
+        self.assertIn("stream read (DRAM) rate", done.stderr)
+        self.assertIn("(at least ", done.stderr)
 
-    def test_a_gpu_without_ranges_says_so(self):
-        with open(self.HELD_OUT) as f:
-            run = json.load(f)
-        run["context"]["gpu_name"] = "NVIDIA Imaginary 9000"
+    def test_faster_or_smaller_spread_is_not_a_fault(self):
+        """One-sided limits: more bandwidth, a shorter latency, a smaller spread over SMs are normal."""
+        run = self.data()
+        for row in self.rows(run, "Stream/copy/"):
+            row["bytes_per_second"] *= 1.2
+        for row in self.rows(run, "PointerChase/l2_sms/"):
+            row["max_over_sms"] = row["min_over_sms"] * 1.01
+            for q in ("median_over_sms", "cycles_per_load"):
+                row[q] *= 0.8
+        done = self.check(run)
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_a_filtered_run_is_incomplete_unless_a_subset_was_asked(self):
+        run = self.data()
+        run["benchmarks"] = self.rows(run, "Stream/read/")
+        run["context"]["gpubench_filter"] = "^Stream/read"
+        done = self.check(run)
+        self.assertEqual(done.returncode, 4, done.stderr)
+        self.assertRegex(done.stderr, r"incomplete: \d+ of 113 values missing: ")
+        self.assertIn("--benchmark_filter=^Stream/read", done.stderr)
+        done = self.check(run, "--subset")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("subset:", done.stderr)
+
+    def test_failed_rows_make_it_incomplete_and_are_named(self):
+        run = self.data()
+        for row in self.rows(run, "Stream/"):
+            for key in [k for k in row if isinstance(row[k], (int, float)) and k not in ("iterations",)]:
+                row.pop(key)
+            row.update({"error_occurred": True, "error_message": "out of memory"})
+        done = self.check(run)
+        self.assertEqual(done.returncode, 4, done.stderr)
+        self.assertIn("incomplete:", done.stderr)
+        self.assertIn("row(s) failed: Stream/", done.stderr)
+        self.assertIn("(out of memory)", done.stderr)
+        self.assertEqual(self.check(run, "--subset").returncode, 4)  # a failed row is never "as asked"
+
+    def test_an_interrupted_run_is_incomplete(self):
+        run = self.data()
+        keep = len(run["benchmarks"]) // 3
+        for row in run["benchmarks"][keep:]:
+            row.update({"error_occurred": True, "error_message": "interrupted"})
+        done = self.check(run)
+        self.assertEqual(done.returncode, 4, done.stderr)
+        self.assertIn("(interrupted)", done.stderr)
+
+    def test_a_run_whose_rows_all_failed_is_incomplete(self):
+        run = self.data()
+        for row in run["benchmarks"]:
+            row.update({"error_occurred": True, "error_message": "CUDA error"})
+        done = self.check(run)
+        self.assertEqual(done.returncode, 4, done.stderr)
+        self.assertIn("incomplete: 113 of 113 values missing", done.stderr)
+
+    def test_a_limit_of_another_method_judges_nothing(self):
+        table = ranges.load()
+        for limit in table["skus"]["h100-sxm5"]["ranges"].values():
+            limit["method"] = "stream@0"
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "other.json")
+            path = os.path.join(tmp, "limits.json")
             with open(path, "w") as f:
-                json.dump(run, f)
-            done = self.check(path)
+                json.dump(table, f)
+            done = self.check(self.RUN, "--ranges", path)
         self.assertEqual(done.returncode, 3, done.stderr)
-        self.assertIn("no reference range", done.stderr)
+        self.assertIn("no limits for this measurement method", done.stderr)
 
-    def test_the_longest_match_picks_the_sku(self):
+    def test_the_h200_limits_of_the_old_method_judge_nothing(self):
+        run = self.data()
+        run["context"]["gpu_name"] = "NVIDIA H200"
+        done = self.check(run)
+        self.assertEqual(done.returncode, 3, done.stderr)
+
+    def test_a_gpu_without_limits_says_so(self):
+        run = self.data()
+        run["context"]["gpu_name"] = "NVIDIA Imaginary 9000"
+        done = self.check(run)
+        self.assertEqual(done.returncode, 3, done.stderr)
+        self.assertIn("no reference limits", done.stderr)
+
+    def test_check_flags_go_with_check(self):
+        done = subprocess.run([sys.executable, CARD, self.RUN, "--subset"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 2)
+
+    def test_the_longest_match_picks_the_sku_and_every_limit_has_a_source(self):
         table = ranges.load()
         self.assertEqual(ranges.sku_of("NVIDIA A100-SXM4-80GB", table)[0], "a100-sxm4-80gb")
         self.assertEqual(ranges.sku_of("NVIDIA A10", table)[0], "a10")
         self.assertEqual(ranges.sku_of("NVIDIA L40S", table)[0], "l40s")
         self.assertEqual(ranges.sku_of("NVIDIA H100 80GB HBM3", table)[0], "h100-sxm5")
         for key, entry in table["skus"].items():
-            for name, expected in entry["ranges"].items():
-                self.assertLess(expected["low"], expected["high"], (key, name))
-                self.assertTrue(expected["source"], (key, name))
+            for name, limit in entry["ranges"].items():
+                self.assertTrue(limit["source"], (key, name))
+                if limit.get("low") is not None and limit.get("high") is not None:
+                    self.assertLess(limit["low"], limit["high"], (key, name))
+        made = table["skus"]["h100-sxm5"]["made"]
+        self.assertGreaterEqual(made["runs"], 5)
+        self.assertGreaterEqual(made["boards"], 3)
+
+
+class MakeRanges(unittest.TestCase):
+    """make_ranges.py refuses what cannot make a SKU's limits, each with one line and exit 2."""
+    MAKE = os.path.join(ROOT, "analysis", "make_ranges.py")
+    RUNS = sorted(os.path.join(SkuCheck.RUNS, f) for f in os.listdir(SkuCheck.RUNS) if f.startswith("h100"))
+
+    def make(self, runs, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            table = os.path.join(tmp, "ranges.json")
+            with open(ranges.RANGES) as f, open(table, "w") as g:
+                g.write(f.read())
+            done = subprocess.run([sys.executable, self.MAKE, *runs, "--sku", "x", "--name", "X", "--match",
+                                   "H100 80GB HBM3", "--source", "test", "--file", table, *args],
+                                  capture_output=True, text=True)
+            with open(table) as f:
+                return done, json.load(f)
+
+    def test_limits_from_the_calibration_runs(self):
+        done, table = self.make(self.RUNS[:7])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        limit = table["skus"]["x"]["ranges"]["bandwidth.stream_read.bytes_per_second"]
+        self.assertEqual(limit["better"], "higher")
+        self.assertIsNone(limit.get("high"))
+        self.assertEqual((limit["count"], limit["boards"]), (7, 4))
+        self.assertEqual(table["skus"]["x"]["ranges"]["memory.l2.cycles"]["better"], "lower")
+
+    def test_a_single_run_is_refused(self):
+        done, _ = self.make(self.RUNS[:1], "--min-runs", "1")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("a single run says nothing of the noise", done.stderr)
+
+    def test_too_few_boards_are_refused(self):
+        done, _ = self.make(self.RUNS[:2], "--min-runs", "2")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("board(s)", done.stderr)
+
+    def test_mixed_gpus_are_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            other = os.path.join(tmp, "h200.json")
+            data = report_model.read_json(self.RUNS[0])
+            data["context"]["gpu_name"] = "NVIDIA H200"
+            with open(other, "w") as f:
+                json.dump(data, f)
+            done, _ = self.make(self.RUNS[:5] + [other])
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("different GPUs", done.stderr)
+
+    def test_a_match_that_does_not_name_the_gpu_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            table = os.path.join(tmp, "ranges.json")
+            with open(ranges.RANGES) as f, open(table, "w") as g:
+                g.write(f.read())
+            done = subprocess.run([sys.executable, self.MAKE, *self.RUNS, "--sku", "a100", "--name", "A100",
+                                   "--match", "A100", "--source", "test", "--file", table], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("which no --match text (A100) names", done.stderr)
+
+    def test_non_positive_margins_are_refused(self):
+        for flag in ("--floor", "--k", "--noise-factor"):
+            done, _ = self.make(self.RUNS, flag, "-2")
+            self.assertEqual(done.returncode, 2, flag)
+            self.assertIn("must be positive", done.stderr)
 
 
 if __name__ == "__main__":
