@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The fleet report: every node's gpubench JSON (one per node, each over all of its GPUs; analysis/fleet.sbatch
 writes them) in one table across nodes and GPUs, each value flagged when it strays from the fleet's median by
-more than --tolerance, or lies outside its SKU's reference range (analysis/reference_ranges.json).
+more than --tolerance, or lies outside its SKU's limit (analysis/reference_ranges.json); a GPU whose values
+the SKU's limits expect are missing (rows failed, the run interrupted) is flagged incomplete. Card files
+(*.card*.json) among the inputs are skipped; a damaged file is listed and the other nodes are still reported.
 
     fleet.py DIR/*.json [--out PREFIX] [--tolerance 0.1] [--check]
 
 GPU runs: the card's headline values per GPU. Runs without a GPU (host rows only, e.g. PointerChaseCPU on a
-CPU partition): each host row's time per node. Exit status: 0; 1 with --check when anything is flagged;
-2 bad input.
+CPU partition): each host row's time per node. Exit status: 0; 1 with --check when anything is flagged or a
+file could not be read; 2 bad input (no run could be read).
 """
 import argparse
 import os
@@ -16,7 +18,7 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card, cli  # noqa: E402
+from analysis import card, cli, ranges  # noqa: E402
 
 # (column, card key, scale, unit): what tells a slow HBM stack, a degraded link or a throttled SM apart.
 GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
@@ -33,12 +35,21 @@ def node_name(path, report):
     return report.context.get("host_name") or os.path.splitext(os.path.basename(path))[0]
 
 
-def entries(paths):
-    """One entry per node and GPU: {"node", "gpu", "name", "values": {column: value}, "ranges": checks}; host-only
-    runs give one entry per node with each host row's time."""
+def entries(paths, damaged=None):
+    """One entry per node and GPU: {"node", "gpu", "name", "values": {column: value}, "ranges": checks, "verdict"};
+    host-only runs give one entry per node with each host row's time. Card files beside the runs are skipped; a
+    file that cannot be read goes into `damaged` ({path: why}) and the others are still read."""
     found = []
     for path in paths:
-        report = cli.load(path)
+        if ".card" in os.path.basename(path):  # gpubench's cards beside each node's run
+            continue
+        try:
+            report = cli.load(path)
+        except cli.UsageError as e:
+            if damaged is None:
+                raise
+            damaged[path] = str(e)
+            continue
         node = node_name(path, report)
         parts = report.devices()
         if all(part.has_gpu() for _, part in parts):
@@ -49,11 +60,13 @@ def entries(paths):
                 values = {column: (by_key[key] * scale if by_key.get(key) is not None else None)
                           for column, key, scale, _ in GPU_COLUMNS}
                 checks = {c["key"]: c for c in (built.ranges or {}).get("checks", [])}
+                verdict = ranges.verdict(built.ranges, built.failed, filtered=part.context.get("gpubench_filter"))
                 found.append({"node": node, "gpu": gpu if gpu is not None else 0,
-                              "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks})
+                              "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks,
+                              "verdict": verdict})
         else:
             values = {row.short_name: row.get("real_time") for row in report.all_rows if row.ok}
-            found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}})
+            found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}, "verdict": None})
     return found
 
 
@@ -77,14 +90,16 @@ def flag(found, tolerance):
     keys = {key: column for column, key, _, _ in GPU_COLUMNS}
     for e in found:
         for key, check in e["ranges"].items():
-            if not check["inside"]:
+            if check["inside"] is False:
                 column = keys.get(key, check["label"])
                 e["flags"][column] = (e["flags"].get(column, "") + "; " if column in e["flags"] else "") + \
-                    f"outside the {check['low']:.4g}-{check['high']:.4g} range of the SKU"
+                    f"{check['value']:.4g} {check['unit']}, outside the SKU's limit ({ranges.limit_text(check)})"
+        if e["verdict"] and e["verdict"][0] == ranges.INCOMPLETE:  # never a pass for what was not measured
+            e["flags"]["check"] = e["verdict"][1]
     return columns
 
 
-def markdown(found, columns, tolerance):
+def markdown(found, columns, tolerance, damaged=None):
     units = {column: unit for column, _, _, unit in GPU_COLUMNS}
     shown = [c for c in columns if any(e["values"].get(c) is not None for e in found)]
     gpu_order = [c for c, _, _, _ in GPU_COLUMNS if c in shown]
@@ -108,6 +123,8 @@ def markdown(found, columns, tolerance):
         for e in flagged:
             for column, why in e["flags"].items():
                 lines.append(f"- {e['node']} GPU {e['gpu']}: {column} {why}")
+    if damaged:
+        lines += ["", "## Files that could not be read", ""] + [f"- {path}: {why}" for path, why in damaged.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -118,9 +135,13 @@ def main():
     parser.add_argument("--tolerance", type=float, default=0.1)
     parser.add_argument("--check", action="store_true", help="exit 1 when anything is flagged")
     args = parser.parse_args()
-    found = entries(args.json)
+    damaged = {}
+    found = entries(args.json, damaged)
+    if not found:
+        raise cli.UsageError("no node's run could be read: " + "; ".join(damaged.values()) if damaged else
+                             "no gpubench run among the inputs (card files are skipped)")
     columns = flag(found, args.tolerance)
-    text = markdown(found, columns, args.tolerance)
+    text = markdown(found, columns, args.tolerance, damaged)
     if args.out:
         cli.writable(args.out + ".md", "fleet report")
         with open(args.out + ".md", "w") as f:
@@ -128,7 +149,9 @@ def main():
         print(f"wrote {args.out}.md", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    return 1 if args.check and any(e["flags"] for e in found) else 0
+    for path, why in damaged.items():
+        print(f"fleet.py: skipped {why}", file=sys.stderr)
+    return 1 if args.check and (any(e["flags"] for e in found) or damaged) else 0
 
 
 if __name__ == "__main__":

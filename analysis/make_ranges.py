@@ -25,7 +25,6 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import card, cli, ranges  # noqa: E402
-from analysis import report as report_model  # noqa: E402
 
 # Values that say more about the host, the run or the other GPUs than about this GPU.
 NOT_OF_THE_GPU = ("peer.", "mlp.host.", "energy.", "memory.by_sm.", "bandwidth.stream_read.claimed_vs",

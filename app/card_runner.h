@@ -11,8 +11,8 @@ namespace gpubench::app {
 
 struct CardResult {
   bool ok = false;
-  std::string markdown;  // the card, when ok
-  std::string message;   // one line: why there is no card, or which Python made it and whether it drew plots
+  std::string markdown;     // the card, when ok
+  std::string message;      // one line: why there is no card, or which Python made it and whether it drew plots
   int verdict_status = -1;  // with a verdict asked: card.py --check's exit status (0 normal, 1 abnormal, ...)
   std::string verdict;      // and its lines
 };

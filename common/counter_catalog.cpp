@@ -255,7 +255,8 @@ std::string counter_catalog_json() {
   for (const CounterDescription& d : counter_catalog()) {
     json += std::string(first ? "" : ",") + "\n    {\"name\": " + json_quote(d.name) +
             ", \"unit\": " + json_quote(d.unit) + ", \"kind\": \"" + kind_name(d.kind) + "\", \"role\": \"" +
-            counter_role(d) + "\"" + (d.better != Better::kNone ? ", \"better\": \"" + better_name(d.better) + "\"" : "") +
+            counter_role(d) + "\"" +
+            (d.better != Better::kNone ? ", \"better\": \"" + better_name(d.better) + "\"" : "") +
             ", \"source\": " + json_quote(d.source) + ", \"meaning\": " + json_quote(d.meaning) + "}";
     first = false;
   }

@@ -78,8 +78,10 @@ GPUBENCH_COUNTERS(InstructionThroughput,
                    "cycles per instruction of one thread's stream (1 / throughput per lane)", Better::kLower},
                   {"ops_per_clock_per_sm", "results/clk/SM", CounterKind::kMeasured,
                    "results (lanes x instructions) per SM clock per SM", Better::kHigher},
-                  {"tops", "T results/s", CounterKind::kMeasured, "results per second over the GPU, in 1e12", Better::kHigher},
-                  {"tflops", "TFLOP/s", CounterKind::kMeasured, "tops x the FLOPs per result (2 for an FMA)", Better::kHigher});
+                  {"tops", "T results/s", CounterKind::kMeasured, "results per second over the GPU, in 1e12",
+                   Better::kHigher},
+                  {"tflops", "TFLOP/s", CounterKind::kMeasured, "tops x the FLOPs per result (2 for an FMA)",
+                   Better::kHigher});
 
 }  // namespace
 }  // namespace gpubench

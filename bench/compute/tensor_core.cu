@@ -307,12 +307,13 @@ GPUBENCH_FAMILY(TensorCore) {
   two("s8_s32_ss", WgmmaS8S32{}, false);
 }
 
-GPUBENCH_COUNTERS(
-    TensorCore,
-    {"tensor_ops_per_clock_per_sm", "ops/clk/SM", CounterKind::kMeasured,
-     "multiply-adds x 2 per SM clock per SM (FLOPs; integer ops for INT8), block 0's clock span", Better::kHigher},
-    {"tensor_tops", "T ops/s", CounterKind::kMeasured,
-     "tensor_ops_per_clock_per_sm over every SM at the measured clock, in 1e12 (TFLOP/s, TOP/s for INT8)", Better::kHigher});
+GPUBENCH_COUNTERS(TensorCore,
+                  {"tensor_ops_per_clock_per_sm", "ops/clk/SM", CounterKind::kMeasured,
+                   "multiply-adds x 2 per SM clock per SM (FLOPs; integer ops for INT8), block 0's clock span",
+                   Better::kHigher},
+                  {"tensor_tops", "T ops/s", CounterKind::kMeasured,
+                   "tensor_ops_per_clock_per_sm over every SM at the measured clock, in 1e12 (TFLOP/s, TOP/s for INT8)",
+                   Better::kHigher});
 
 }  // namespace
 }  // namespace gpubench

@@ -162,7 +162,8 @@ GPUBENCH_COUNTERS(Cluster,
                   {"peer_sm", "SM index", CounterKind::kMeasured,
                    "the SM of the block whose shared memory the chase read (%smid, read back)"},
                   {"bytes_per_clock_per_block", "bytes/clk", CounterKind::kMeasured,
-                   "bytes moved per SM clock per block of the launch (one block per SM: per working SM)", Better::kHigher});
+                   "bytes moved per SM clock per block of the launch (one block per SM: per working SM)",
+                   Better::kHigher});
 
 }  // namespace
 }  // namespace gpubench

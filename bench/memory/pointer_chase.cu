@@ -366,8 +366,10 @@ GPUBENCH_COUNTERS(PointerChase,
                   {"sms_swept", "SMs", CounterKind::kFixed, "SMs the over-SMs sweep chased from (every SM of the GPU)"},
                   {"median_over_sms", "cycles", CounterKind::kMeasured,
                    "cycles per load of the median SM of the sweep (untimed launches)", Better::kLower},
-                  {"min_over_sms", "cycles", CounterKind::kMeasured, "cycles per load of the fastest SM of the sweep", Better::kLower},
-                  {"max_over_sms", "cycles", CounterKind::kMeasured, "cycles per load of the slowest SM of the sweep", Better::kLower},
+                  {"min_over_sms", "cycles", CounterKind::kMeasured, "cycles per load of the fastest SM of the sweep",
+                   Better::kLower},
+                  {"max_over_sms", "cycles", CounterKind::kMeasured, "cycles per load of the slowest SM of the sweep",
+                   Better::kLower},
                   {"fastest_sm", "SM index", CounterKind::kMeasured, "the SM with the fewest cycles per load"},
                   {"slowest_sm", "SM index", CounterKind::kMeasured, "the SM with the most cycles per load"});
 

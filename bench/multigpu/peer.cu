@@ -205,7 +205,8 @@ GPUBENCH_FAMILY(Peer) {
 
 GPUBENCH_COUNTERS(Peer,
                   {"fraction_of_link", "fraction", CounterKind::kMeasured,
-                   "bytes_per_second over the NVLink links' bandwidth in the directions the copy uses", Better::kHigher},
+                   "bytes_per_second over the NVLink links' bandwidth in the directions the copy uses",
+                   Better::kHigher},
                   {"nvlink_links", "links", CounterKind::kFixed, "NVLink links between the two GPUs (NVML)"});
 
 }  // namespace

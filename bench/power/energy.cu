@@ -305,9 +305,11 @@ GPUBENCH_FAMILY(Energy) {
 GPUBENCH_COUNTERS(
     Energy,
     {"pj_per_flop", "pJ", CounterKind::kMeasured,
-     "energy per floating-point operation (an FMA is 2) above the active-idle power, median of the windows", Better::kLower},
+     "energy per floating-point operation (an FMA is 2) above the active-idle power, median of the windows",
+     Better::kLower},
     {"pj_per_bit", "pJ", CounterKind::kMeasured,
-     "energy per bit moved (read, or read plus written for copies) above the active-idle power, median of the windows", Better::kLower},
+     "energy per bit moved (read, or read plus written for copies) above the active-idle power, median of the windows",
+     Better::kLower},
     {"pj_min", "pJ", CounterKind::kMeasured, "the lowest window's pJ per unit"},
     {"pj_max", "pJ", CounterKind::kMeasured, "the highest window's pJ per unit"},
     {"energy_power_w", "W", CounterKind::kMeasured,

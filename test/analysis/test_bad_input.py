@@ -83,8 +83,8 @@ class BadInput(unittest.TestCase):
     def test_invalid_filter_regex(self):
         self.assert_one_line(run("compare.py", GOOD, GOOD, "--filter", "x("), "--filter: invalid regular expression",
                              "compare.py --filter")
-        self.assert_one_line(run("compare.py", GOOD, GOOD, "--counters", "[a"), "--counters: invalid regular expression",
-                             "compare.py --counters")
+        self.assert_one_line(run("card.py", GOOD, "--check", "--ranges", GOOD), "reference ranges:",
+                             "card.py --ranges of a run")
 
     def test_card_compare_refuses_what_is_not_a_card(self):
         self.assert_one_line(run("card.py", "--compare", GOOD, GOOD), "not a card", "card.py --compare on runs")

@@ -87,9 +87,22 @@ class CounterCatalog(unittest.TestCase):
         self.assertGreater(wall_s, 0.0)
         self.assertLess(wall_s, 120.0)
         self.assertEqual(row["gpubench"], {"registered": "PointerChaseCPU", "family": "PointerChaseCPU",
-                                           "args": {"bytes": 16384}, "gpu": None})
+                                           "args": {"bytes": 16384}, "gpu": None,
+                                           "results": {"ns_per_load": "lower"}})  # what the row measures
+        self.assertEqual(report["gpubench"]["schema"], 2)
         self.assertTrue(all(described(k, catalog()) for k, v in row.items()
                             if isinstance(v, (int, float)) and k in ("ns_per_load", "bytes_per_second")))
+
+    def test_every_counter_has_a_role_and_results_a_direction(self):
+        for entry in catalog():
+            self.assertIn(entry["role"], ("fixed", "result", "noise", "diagnostic"), entry)
+            self.assertEqual("better" in entry, entry["role"] == "result", entry)
+            if entry["kind"] == "fixed":
+                self.assertEqual(entry["role"], "fixed", entry)
+        roles = {e["name"]: e["role"] for e in catalog()}
+        self.assertEqual(roles["cycles"], "diagnostic")  # a bandwidth kernel's block-0 span is no result
+        self.assertEqual(roles["bytes_per_second"], "result")
+        self.assertEqual(roles["time_spread"], "noise")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ and the Slurm recipe (analysis/fleet.sbatch) for real on this machine: slurmctld
 report. The Slurm test skips with the reason where Slurm cannot run (not installed, not root)."""
 import copy
 import glob
+import gzip
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 FLEET = os.path.join(ROOT, "analysis", "fleet.py")
 SBATCH = os.path.join(ROOT, "analysis", "fleet.sbatch")
 TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-22-h200x2-all", "suite-all.json")
+CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
 
 
@@ -35,7 +37,7 @@ class FleetReport(unittest.TestCase):
         self.assertEqual(len(rows), 2, done.stdout)
         self.assertIn("None flagged", done.stdout)
 
-    def test_a_planted_slow_gpu_is_flagged_against_the_median_and_the_range(self):
+    def test_a_planted_slow_gpu_is_flagged_against_the_median(self):
         with open(TWO_H200) as f:
             run = json.load(f)
         with tempfile.TemporaryDirectory() as tmp:
@@ -57,7 +59,57 @@ class FleetReport(unittest.TestCase):
         self.assertTrue(all(line.startswith("- node-2 GPU 1: ") for line in flagged), flagged)  # no one else
         self.assertTrue(flagged[0].startswith("- node-2 GPU 1: DRAM read -20%"), flagged)
         self.assertIn("from the fleet's median", flagged[0])
-        self.assertIn("range of the SKU", flagged[0])
+
+    def h100_fleet(self, tmp, change=None):
+        """Three H100 nodes from the calibration runs (one JSON and its card files each); change(n, run) edits one."""
+        paths = []
+        for n, name in enumerate(("h100a-1", "h100b-1", "h100c-1")):
+            with gzip.open(os.path.join(CALIBRATION, name + ".json.gz"), "rt") as f:
+                run = json.load(f)
+            run["context"]["host_name"] = f"node-{n}"
+            if change:
+                change(n, run)
+            paths.append(os.path.join(tmp, f"node-{n}.json"))
+            with open(paths[-1], "w") as f:
+                json.dump(run, f)
+            for card_file in (f"node-{n}.card.json", f"node-{n}.card-gpu0.json"):  # as gpubench writes them
+                with open(os.path.join(tmp, card_file), "w") as f:
+                    json.dump({"device": {}, "values": []}, f)
+        return sorted(glob.glob(os.path.join(tmp, "*.json")))
+
+    def test_a_slow_h100_is_outside_the_skus_limit_and_card_files_are_skipped(self):
+        def slow(n, run):
+            for row in run["benchmarks"]:
+                if n == 2 and row["name"].startswith("Stream/read/"):
+                    row["bytes_per_second"] *= 0.9
+        with tempfile.TemporaryDirectory() as tmp:
+            done = report(self.h100_fleet(tmp, slow), "--check")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        flagged = [line for line in done.stdout.splitlines() if line.startswith("- ")]
+        self.assertTrue(flagged and all(line.startswith("- node-2 GPU 0: ") for line in flagged), done.stdout)
+        self.assertIn("outside the SKU's limit (at least ", flagged[0])
+
+    def test_a_node_whose_rows_failed_is_flagged_incomplete(self):
+        def broken(n, run):
+            for row in run["benchmarks"]:
+                if n == 1 and row["name"].startswith("Stream/"):
+                    row.update({"error_occurred": True, "error_message": "out of memory"})
+        with tempfile.TemporaryDirectory() as tmp:
+            done = report(self.h100_fleet(tmp, broken), "--check")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("- node-1 GPU 0: check incomplete:", done.stdout)
+        self.assertIn("(out of memory)", done.stdout)
+
+    def test_a_damaged_node_file_is_listed_and_the_others_reported(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = self.h100_fleet(tmp)
+            with open(os.path.join(tmp, "node-1.json"), "w") as f:
+                f.write('{"context": {"gpu_name": "NVIDIA H100 80GB HBM3"}, "benchmarks": [')  # cut off mid-write
+            done = report(paths, "--check")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("2 GPU(s) or host(s)", done.stdout)
+        self.assertIn("## Files that could not be read", done.stdout)
+        self.assertIn("node-1.json: not valid JSON", done.stdout)
 
 
 def slurm_missing():
