@@ -126,7 +126,7 @@ def noise_table(parts, factor, minimum):
     return {"rows": dict(sorted(rows.items())), "default": round(max(default, 0.02), 4), "unfixed": sorted(unfixed)}
 
 
-def make_entry(paths, sku_name, match, source, k=4.0, floor=0.03, noise_factor=1.5, noise_min=0.01,
+def make_entry(paths, sku_name, match, source, k=4.0, floor=0.04, noise_factor=1.5, noise_min=0.01,
                min_runs=5, min_machines=3):
     """The SKU's entry of the ranges file, or a UsageError."""
     for name, value in (("--k", k), ("--floor", floor), ("--noise-factor", noise_factor), ("--noise-min", noise_min)):
@@ -169,7 +169,7 @@ def main():
     parser.add_argument("--match", action="append", required=True, help="text the GPU's name contains")
     parser.add_argument("--source", required=True, help="what the runs were (device, commands, dates)")
     parser.add_argument("--k", type=float, default=4.0, help="robust sigmas from the median to a limit")
-    parser.add_argument("--floor", type=float, default=0.03, help="least distance of a limit, relative to the median")
+    parser.add_argument("--floor", type=float, default=0.04, help="least distance of a limit, relative to the median")
     parser.add_argument("--noise-factor", type=float, default=1.5)
     parser.add_argument("--noise-min", type=float, default=0.01)
     parser.add_argument("--min-runs", type=int, default=5)

@@ -199,8 +199,7 @@ def main():
         total = caught + ambiguous + missed
         out += ["", f"Power: every GPU row of {label[b]} made 5% worse in turn, against {label[a]} (floors without "
                 f"both): **slower in {caught} of {total} rows**, ambiguous in {ambiguous}, same in {missed}"
-                + (f" ({', '.join(sorted(missed_names)[:6])}{', ...' if len(missed_names) > 6 else ''})" if missed_names
-                   else "") + "."]
+                + (f" ({', '.join(sorted(missed_names))})" if missed_names else "") + "."]
         stream_row = next(n for n in after_sides if n.startswith("Stream/read/"))
         planted = plant_compare_row(data[next(p for p in args.runs if plain[p] == b)], stream_row, tmp)
         status, counts, entries = compare_counts(a, planted, limits)
