@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 
 namespace gpubench {
 namespace {
@@ -24,6 +25,24 @@ TEST(CycleStats, MeanAndMinimumOverSpans) {
   EXPECT_EQ(stats.count(), 3);
   EXPECT_DOUBLE_EQ(stats.mean_cycles(), 200.0);
   EXPECT_DOUBLE_EQ(stats.min_cycles(), 100.0);
+}
+
+TEST(CycleStats, SpreadIsTheMinToQ3WidthOverTheMedian) {
+  CycleStats stats;
+  for (std::uint64_t cycles : {100, 100, 101, 102, 110, 300, 100, 104}) stats.add(span(cycles, 1));
+  // Sorted: 100 100 100 101 102 104 110 300; median (index 4 of 0..7, rounded) 102, q3 (index 5) 104.
+  ASSERT_TRUE(stats.relative_spread().has_value());
+  EXPECT_DOUBLE_EQ(*stats.relative_spread(), (104.0 - 100.0) / 102.0);  // the one outlier does not widen it
+}
+
+TEST(CycleStats, SpreadNeedsFourSamples) {
+  CycleStats stats;
+  for (int i = 0; i < 3; ++i) stats.add(span(100, 1));
+  EXPECT_FALSE(stats.relative_spread().has_value());
+  std::vector<double> times = {2.0, 2.0, 2.0, 2.0};
+  EXPECT_DOUBLE_EQ(*relative_spread(times), 0.0);
+  std::vector<double> zeros = {0.0, 0.0, 0.0, 0.0};
+  EXPECT_FALSE(relative_spread(zeros).has_value());
 }
 
 TEST(CycleStats, ClockNeedsEnoughTimeToBeatTimerGranularity) {

@@ -22,6 +22,15 @@ struct Argv {
   int argc;
 };
 
+TEST(Options, VerdictNeedsTheJsonAndTheCard) {
+  Argv ok({"gpubench", "--gpubench_verdict", "--benchmark_out=run.json"});
+  EXPECT_TRUE(parse_options(ok.argc, ok.pointers.data(), nullptr).verdict);
+  Argv no_out({"gpubench", "--gpubench_verdict"});
+  EXPECT_THROW(parse_options(no_out.argc, no_out.pointers.data(), nullptr), std::invalid_argument);
+  Argv no_card({"gpubench", "--gpubench_verdict", "--benchmark_out=run.json", "--gpubench_card=none"});
+  EXPECT_THROW(parse_options(no_card.argc, no_card.pointers.data(), nullptr), std::invalid_argument);
+}
+
 TEST(Options, DefaultsToGpuZero) {
   Argv a({"gpubench"});
   const Options o = parse_options(a.argc, a.pointers.data(), nullptr);
