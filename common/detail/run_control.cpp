@@ -1,11 +1,15 @@
 #include "common/detail/run_control.h"
 
 #include <time.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace gpubench::detail {
 namespace {
@@ -44,6 +48,8 @@ struct Progress {
   std::set<std::string> started;
   Clock::time_point start = Clock::now();
   Clock::time_point last_line = Clock::now();
+  Clock::time_point family_start = Clock::now();
+  std::map<std::string, double> spent;  // seconds per family, for the run's closing line
   bool active = false;
 };
 
@@ -80,6 +86,8 @@ void note_case_started(const std::string& family, const std::string& case_key) {
   if (!p.started.insert(case_key).second) return;  // a repetition of a case already counted
   ++p.rows_started;
   if (family != p.family) {
+    if (!p.family.empty()) p.spent[p.family] += seconds_since(p.family_start);
+    p.family_start = Clock::now();
     p.family = family;
     int index = 0;
     for (std::size_t i = 0; i < p.families.size(); ++i)
@@ -96,11 +104,25 @@ void note_case_started(const std::string& family, const std::string& case_key) {
   }
 }
 
+std::string time_by_family(const std::map<std::string, double>& seconds) {
+  std::vector<std::pair<std::string, double>> order(seconds.begin(), seconds.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [family, spent] : order) {
+    char item[160];
+    std::snprintf(item, sizeof item, "%s%s %.1f s", text.empty() ? "" : ", ", family.c_str(), spent);
+    text += item;
+  }
+  return text;
+}
+
 void finish_progress() {
   Progress& p = progress();
   if (!p.active) return;
+  if (!p.family.empty()) p.spent[p.family] += seconds_since(p.family_start);
   std::fprintf(stderr, "gpubench: %d of %d rows run in %.1f s%s\n", p.rows_started, p.rows, seconds_since(p.start),
                interrupted() ? " (interrupted)" : "");
+  if (!p.spent.empty()) std::fprintf(stderr, "gpubench: time by family: %s\n", time_by_family(p.spent).c_str());
   p.active = false;
 }
 

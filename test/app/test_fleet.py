@@ -23,6 +23,7 @@ SBATCH = os.path.join(ROOT, "analysis", "fleet.sbatch")
 TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-22-h200x2-all", "suite-all.json")
 CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
+STANDIN = os.path.join(HERE, "standin_gpubench.py")
 
 
 def report(paths, *flags):
@@ -220,6 +221,34 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         self.assertIn("1 node(s)", text)
         self.assertIn(f"| {self.host} | host |", text)
         self.assertIn("PointerChaseCPU/bytes:16384 |", text)
+
+    def test_the_recipe_on_a_gpu_node_reads_its_runs_and_skips_its_cards(self):
+        """A node of two H200s, as gpubench leaves it: <node>.json, <node>.card.json/.md and one card per GPU.
+        The report must read the run and skip the cards (it stopped on them before: exit 2, no fleet.md)."""
+        fleet = os.path.join(self.tmp, "fleet")
+        env = dict(self.env, GPUBENCH=STANDIN, GPUBENCH_ROOT=ROOT, FLEET_DIR=fleet, STANDIN_RUN=TWO_H200)
+        done = subprocess.run(["sbatch", "--wait", "--nodes=1", f"--output={self.tmp}/job.out", SBATCH],
+                              env=env, capture_output=True, text=True, timeout=300, cwd=self.tmp)
+        with open(os.path.join(self.tmp, "job.out")) as f:
+            job = f.read()
+        self.assertEqual(done.returncode, 0, done.stderr + job + self.log_tail())
+        names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(fleet, "*.json")))
+        self.assertIn(f"{self.host}.card-gpu1.json", names, job)
+        self.assertNotIn("fleet.py: exit", job)
+        with open(os.path.join(fleet, "fleet.md")) as f:
+            text = f.read()
+        self.assertIn("1 node(s), 2 GPU(s)", text)
+        self.assertIn(f"| {self.host} | 1 NVIDIA H200 |", text)
+
+    def test_the_recipe_says_why_when_gpubench_is_missing(self):
+        fleet = os.path.join(self.tmp, "fleet")
+        env = dict(self.env, GPUBENCH=os.path.join(self.tmp, "no-such-gpubench"), GPUBENCH_ROOT=self.tmp,
+                   FLEET_DIR=fleet, PATH="/usr/sbin:/usr/bin:/sbin:/bin")
+        subprocess.run(["sbatch", "--wait", "--nodes=1", f"--output={self.tmp}/job.out", SBATCH],
+                       env=env, capture_output=True, text=True, timeout=300, cwd=self.tmp)
+        with open(os.path.join(self.tmp, "job.out")) as f:
+            job = f.read()
+        self.assertIn("fleet.sbatch: gpubench not found", job)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""A stand-in for gpubench on a GPU node, for the fleet recipe's Slurm test on a machine without a GPU: it
+writes what gpubench writes there, the run's JSON (a committed GPU run, $STANDIN_RUN, .json or .json.gz) at
+--benchmark_out and its cards at --gpubench_card (made by card.py, one per GPU and one for the host)."""
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def main():
+    flags = dict(arg[2:].split("=", 1) for arg in sys.argv[1:] if arg.startswith("--") and "=" in arg)
+    out, card = flags.get("benchmark_out"), flags.get("gpubench_card")
+    run = os.environ["STANDIN_RUN"]
+    if not out:
+        print("standin: no --benchmark_out", file=sys.stderr)
+        return 2
+    if run.endswith(".gz"):
+        with gzip.open(run, "rb") as src, open(out, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    else:
+        shutil.copyfile(run, out)
+    if card and card != "none":
+        subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "card.py"), out, "--out", card], check=True,
+                       capture_output=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
