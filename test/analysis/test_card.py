@@ -691,6 +691,49 @@ class SkuCheck(unittest.TestCase):
         self.assertGreaterEqual(made["boards"], 3)
 
 
+class MeasuredAgain(unittest.TestCase):
+    """--check --rerun (what gpubench --gpubench_verdict runs): an outside value's families are measured again by
+    the given gpubench (here a stand-in that writes a committed run's rows for the filter) and the verdict is
+    the second reading's."""
+    STANDIN = os.path.join(ROOT, "test", "app", "standin_gpubench.py")
+
+    def verdict(self, first, second):
+        with tempfile.TemporaryDirectory() as tmp:
+            run, again = os.path.join(tmp, "run.json"), os.path.join(tmp, "again.json")
+            for path, data in ((run, first), (again, second)):
+                with open(path, "w") as f:
+                    json.dump(data, f)
+            env = dict(os.environ, STANDIN_RUN=again)
+            return subprocess.run([sys.executable, CARD, run, "--check", "--rerun", self.STANDIN, "--",
+                                   "--gpubench_device=0"], capture_output=True, text=True, env=env)
+
+    def slow_dram(self):
+        run = SkuCheck.data(SkuCheck())
+        for row in run["benchmarks"]:
+            if row["name"].startswith("Stream/read/") and "bytes_per_second" in row:
+                row["bytes_per_second"] *= 0.9
+        return run
+
+    def test_outside_twice_is_abnormal(self):
+        done = self.verdict(self.slow_dram(), self.slow_dram())
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("card.py: measuring again: Stream, StreamCopy (outside at first: stream read (DRAM) rate", done.stderr)
+        self.assertRegex(done.stderr, r"stream read \(DRAM\) rate: first [0-9.e+]+, again [0-9.e+]+ B/s \(still outside\)")
+        self.assertIn("abnormal:", done.stderr)
+
+    def test_inside_when_measured_again_is_normal(self):
+        done = self.verdict(self.slow_dram(), SkuCheck.data(SkuCheck()))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("(inside)", done.stderr)
+        self.assertIn("normal: 111 values", done.stderr)
+
+    def test_a_normal_run_is_not_measured_again(self):
+        normal = SkuCheck.data(SkuCheck())
+        done = self.verdict(normal, normal)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("measuring again", done.stderr)
+
+
 class MakeRanges(unittest.TestCase):
     """make_ranges.py refuses what cannot make a SKU's limits, each with one line and exit 2."""
     MAKE = os.path.join(ROOT, "analysis", "make_ranges.py")

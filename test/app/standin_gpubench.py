@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""A stand-in for gpubench on a GPU node, for the fleet recipe's Slurm test on a machine without a GPU: it
-writes what gpubench writes there, the run's JSON (a committed GPU run, $STANDIN_RUN, .json or .json.gz) at
---benchmark_out and its cards at --gpubench_card (made by card.py, one per GPU and one for the host)."""
+"""A stand-in for gpubench on a GPU, for tests on a machine without one (the fleet recipe under Slurm, the
+verdict's second measurement): it writes what gpubench writes there, the run's JSON (a committed GPU run,
+$STANDIN_RUN, .json or .json.gz; only the rows --benchmark_filter selects) at --benchmark_out and its cards at
+--gpubench_card (made by card.py, one per GPU and one for the host)."""
 import gzip
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +21,14 @@ def main():
     if not out:
         print("standin: no --benchmark_out", file=sys.stderr)
         return 2
-    if run.endswith(".gz"):
+    if "benchmark_filter" in flags:
+        opener = gzip.open if run.endswith(".gz") else open
+        with opener(run, "rt") as f:
+            data = json.load(f)
+        data["benchmarks"] = [r for r in data["benchmarks"] if re.search(flags["benchmark_filter"], r["name"])]
+        with open(out, "w") as f:
+            json.dump(data, f)
+    elif run.endswith(".gz"):
         with gzip.open(run, "rb") as src, open(out, "wb") as dst:
             shutil.copyfileobj(src, dst)
     else:
