@@ -549,7 +549,6 @@ class SkuCheck(unittest.TestCase):
     (docs/results/2026-11-25-verdicts), which made the shipped H100 limits, and edits of them."""
     RUNS = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
     RUN = os.path.join(RUNS, "h100a-1.json.gz")
-    OLD_RUN = os.path.join(ROOT, "docs", "results", "2026-11-24-energy-2", "h100-suite.json")
 
     def data(self):
         return report_model.read_json(self.RUN)

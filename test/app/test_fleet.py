@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 FLEET = os.path.join(ROOT, "analysis", "fleet.py")
 SBATCH = os.path.join(ROOT, "analysis", "fleet.sbatch")
-TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-22-h200x2-all", "suite-all.json")
+TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-22-h200x2-all", "suite-all.json.gz")
 CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
 STANDIN = os.path.join(HERE, "standin_gpubench.py")
@@ -39,7 +39,7 @@ class FleetReport(unittest.TestCase):
         self.assertIn("None flagged", done.stdout)
 
     def test_a_planted_slow_gpu_is_flagged_against_the_median(self):
-        with open(TWO_H200) as f:
+        with gzip.open(TWO_H200, "rt") as f:
             run = json.load(f)
         with tempfile.TemporaryDirectory() as tmp:
             paths = []
