@@ -5,6 +5,7 @@ import statistics
 from analysis.values import Value
 
 FAMILIES = ("SharedBankConflict",)
+LEGACY = ("SharedBankConflict/Ways",)  # runs from before the stride sweep (read for them, no longer registered)
 ORDER = 41
 SECTION = "Control flow and shared memory"
 

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The contract between the analysis and the binary: every row, argument and counter an analysis module reads
+by a literal string exists in the full preset's listing (`gpubench --gpubench_preset=full
+--benchmark_list_tests`) and the counter catalog (`--gpubench_list_counters=json`). A typo fails here instead of
+reading "not measured". Rows that only older runs carry are named by their module's LEGACY (a family, or a
+registered name)."""
+import ast
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, ROOT)
+from analysis import report as report_model  # noqa: E402
+
+GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
+# Fields Google Benchmark writes into every row, and the report model's own attributes.
+ROW_FIELDS = {"name", "run_name", "run_type", "real_time", "cpu_time", "time_unit", "iterations", "label",
+              "error_occurred", "error_message", "skipped", "skip_message", "repetition_index", "args"}
+ROW_VARIABLES = {"row", "r", "best", "sweep", "zero", "random_row", "fastest", "slowest"}
+
+
+def listing():
+    """{registered name: set of argument names} of the full preset, and the catalog's counter names."""
+    out = subprocess.run([GPUBENCH, "--gpubench_preset=full", "--benchmark_list_tests"], capture_output=True,
+                         text=True, check=True).stdout
+    registered = {}
+    for line in out.splitlines():
+        name, args, _ = report_model.parse_name(line.strip())
+        registered.setdefault(name, set()).update(args)
+    catalog = json.loads(subprocess.run([GPUBENCH, "--gpubench_list_counters=json"], capture_output=True, text=True,
+                                        check=True).stdout)
+    return registered, [entry["name"] for entry in catalog]
+
+
+def described(counter, catalog):
+    for name in catalog:
+        if name == counter or ("*" in name and counter.startswith(name.split("*")[0])
+                               and counter.endswith(name.split("*")[1])):
+            return True
+    return False
+
+
+def legacy_families(paths):
+    found = set()
+    for path in paths:
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "LEGACY" for t in node.targets):
+                found |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+    return found
+
+
+def text_of(node):
+    """A string constant, or the constant head of an f-string (None: no literal to check)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value, True
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+        return node.values[0].value, False
+    return None, False
+
+
+def problems(paths, registered, catalog):
+    """["file:line: what"] for every literal row, argument or counter no row or catalog entry has."""
+    legacy = legacy_families(paths)
+    found = []
+
+    def is_legacy(name):
+        return any(name == old or name.startswith(old + "/") for old in legacy)
+
+    def known_row(name, whole):
+        if is_legacy(name):
+            return True
+        if whole:
+            return any(r == name or r.startswith(name + "/") for r in registered)
+        return any(r.startswith(name) for r in registered)
+
+    for path in paths:
+        where = os.path.relpath(path, ROOT)
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                method = node.func.attr
+                if method in ("rows", "failed", "matches") and node.args:
+                    name, whole = text_of(node.args[0])
+                    if name and not known_row(name, whole):
+                        found.append(f"{where}:{node.lineno}: no row registered as {name!r}")
+                    if method == "rows" and len(node.args) > 1:
+                        counter, constant = text_of(node.args[1])
+                        if counter and constant and not described(counter, catalog):
+                            found.append(f"{where}:{node.lineno}: no counter {counter!r} in the catalog")
+                    if method == "rows" and name and not is_legacy(name):
+                        arg_names = set().union(*[a for r, a in registered.items() if r == name or (
+                            r.startswith(name + "/") if whole else r.startswith(name))] or [set()])
+                        for keyword in node.keywords:
+                            if keyword.arg and keyword.arg not in arg_names:
+                                found.append(f"{where}:{node.lineno}: rows {name!r} have no argument {keyword.arg!r}")
+                if method == "value" and node.args:
+                    counter, whole = text_of(node.args[0])
+                    if counter and whole and not described(counter, catalog):
+                        found.append(f"{where}:{node.lineno}: no counter {counter!r} in the catalog")
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in ROW_VARIABLES:
+                key, whole = text_of(node.slice)
+                if key and whole and key not in ROW_FIELDS and not described(key, catalog):
+                    found.append(f"{where}:{node.lineno}: {node.value.id}[{key!r}]: no counter or row field of "
+                                 "that name")
+    return found
+
+
+MODULES = sorted(glob.glob(os.path.join(ROOT, "analysis", "families", "*.py")) +
+                 [os.path.join(ROOT, "analysis", name) for name in ("levels.py", "chase_summary.py", "plots.py",
+                                                                   "normalize_report.py")])
+
+
+@unittest.skipIf(GPUBENCH is None, "needs the gpubench binary (it lists the rows and the catalog without a GPU)")
+class Contract(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.registered, cls.catalog = listing()
+
+    def test_every_literal_the_analysis_reads_exists(self):
+        self.assertEqual(problems(MODULES, self.registered, self.catalog), [])
+
+    def test_a_planted_typo_fails(self):
+        source = os.path.join(ROOT, "analysis", "families", "divergence.py")
+        with open(source) as f:
+            text = f.read()
+        self.assertIn('"Divergence/Paths", "slowdown"', text)
+        with tempfile.TemporaryDirectory() as tmp:
+            for typo, expected in (('"Divergence/Paths", "slowdwn"', "no counter 'slowdwn'"),
+                                   ('"Divergence/Pahts", "slowdown"', "no row registered as 'Divergence/Pahts'")):
+                path = os.path.join(tmp, "divergence.py")
+                with open(path, "w") as f:
+                    f.write(text.replace('"Divergence/Paths", "slowdown"', typo))
+                found = problems([path], self.registered, self.catalog)
+                self.assertTrue(any(expected in line for line in found), found)
+
+
+if __name__ == "__main__":
+    unittest.main()
