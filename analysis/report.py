@@ -142,13 +142,6 @@ class Report:
         """Rows that ended in an error (or were interrupted), registered as `prefix` or below it."""
         return [r for r in self.all_rows if r.error and (not prefix or r.matches(prefix))]
 
-    @property
-    def benchmarks(self):
-        return self.all_rows
-
-    def iterations(self):
-        return [r for r in self.all_rows if r.get("run_type") == "iteration"]
-
     def has_gpu(self):
         return bool(self.context.get("gpu_name"))
 

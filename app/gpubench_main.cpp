@@ -60,6 +60,146 @@ void describe_gpu(int device, const std::string& key_suffix) {
   benchmark::AddCustomContext("gpubench_other_gpu_processes" + key_suffix, others);
 }
 
+// The command line and the environment as Options; false (after saying why) on a bad flag, a Python that
+// does not run, or an output that cannot be written: checked before a run of minutes, not after it.
+bool parse_and_check(int& argc, char** argv, gpubench::Options& options) {
+  try {
+    options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"),
+                                      std::getenv("GPUBENCH_PRESET"), std::getenv("GPUBENCH_PYTHON"));
+    gpubench::CounterSession::get().configure(gpubench::CounterSelection::parse(options.counters));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    return false;
+  }
+  if (!options.python.empty() && !gpubench::app::python_runs(options.python)) {
+    std::fprintf(stderr, "gpubench: --gpubench_python=%s (or GPUBENCH_PYTHON) does not run\n", options.python.c_str());
+    return false;
+  }
+  for (const auto& [flag, path] : {std::pair<const char*, std::string>{"--benchmark_out", options.out},
+                                   {"--gpubench_card", options.card == "none" ? std::string() : options.card}}) {
+    if (const std::string why = gpubench::app::unwritable_reason(path); !why.empty()) {
+      std::fprintf(stderr, "gpubench: %s=%s: %s\n", flag, path.c_str(), why.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Google Benchmark sees: list mode off (the listing before turned it on), the quick preset's min time
+// when `quick_min_time`, then the user's flags, which win. False on a flag it does not know.
+bool initialize_benchmark(int argc, char** argv, bool quick_min_time) {
+  std::string list_off = "--benchmark_list_tests=false";
+  std::string min_time =
+      "--benchmark_min_time=" +
+      gpubench::min_time_for_version("0.1s", GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
+  std::vector<char*> args = {argv[0], list_off.data()};
+  if (quick_min_time) args.push_back(min_time.data());
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  int count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&count, args.data(), print_help);  // exits after --help
+  return !benchmark::ReportUnrecognizedArguments(count, args.data());
+}
+
+int print_counter_catalog(const std::string& format) {
+  std::fputs((format == "markdown" ? gpubench::counter_catalog_markdown()
+              : format == "json"   ? gpubench::counter_catalog_json() + "\n"
+                                   : gpubench::counter_catalog_text())
+                 .c_str(),
+             stdout);
+  return 0;
+}
+
+int print_known_chips() {
+  for (const gpubench::KnownChip& chip : gpubench::known_chips())
+    std::printf("%-10s %-20s sm_%d  %3d SMs  L2 %3zu MiB  (%s)\n", chip.key.c_str(), chip.name.c_str(), chip.shape.sm(),
+                chip.shape.sm_count, chip.shape.l2_bytes >> 20, chip.source.c_str());
+  return 0;
+}
+
+// The chip --gpubench_plan names, or nullptr after saying which chips are known.
+const gpubench::KnownChip* known_chip(const std::string& key) {
+  const gpubench::KnownChip* chip = gpubench::find_known_chip(key);
+  if (chip == nullptr) {
+    std::string keys;
+    for (const gpubench::KnownChip& known : gpubench::known_chips()) keys += " " + known.key;
+    std::fprintf(stderr, "gpubench: --gpubench_plan=%s: not a known chip; known:%s\n", key.c_str(), keys.c_str());
+  }
+  return chip;
+}
+
+// A plan's context: the chip's facts in place of a GPU's.
+void add_plan_context(const gpubench::KnownChip& plan) {
+  const gpubench::ChipShape& chip = plan.shape;
+  benchmark::AddCustomContext("gpubench_plan", plan.key);
+  benchmark::AddCustomContext("gpu_name", plan.name + " (planned: nothing ran)");
+  benchmark::AddCustomContext("gpu_compute_capability", std::to_string(chip.major) + "." + std::to_string(chip.minor));
+  benchmark::AddCustomContext("gpu_sm_count", std::to_string(chip.sm_count));
+  benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(chip.l2_bytes));
+  benchmark::AddCustomContext("gpu_l1_shared_bytes_per_sm", std::to_string(chip.l1_shared_bytes));
+  benchmark::AddCustomContext("gpu_shared_memory_per_sm_bytes", std::to_string(chip.shared_max_bytes));
+  benchmark::AddCustomContext("gpubench_plan_source", plan.source);
+}
+
+// Every GPU's context before the first row (Google Benchmark writes the context first); a GPU of the list
+// that cannot open ends the run here, before any row (false).
+bool describe_devices(const std::vector<int>& devices) {
+  std::string listed;
+  for (int device : devices) {
+    try {
+      describe_gpu(device, gpubench::Family::device_suffix(device));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gpubench: --gpubench_device: %s\n", e.what());
+      return false;
+    }
+    gpubench::GpuSession::close();  // the first row opens its GPU again
+    listed += (listed.empty() ? "" : ",") + std::to_string(device);
+  }
+  benchmark::AddCustomContext("gpubench_devices", listed);
+  gpubench::GpuSession::select_device(devices.front());
+  return true;
+}
+
+// One GPU's context. Without a GPU only the selected benchmarks that need none run (`selected` shrinks to
+// them); a selection with none, or the whole suite (`all_count` rows), stops here with the reason (false).
+bool open_the_gpu(int device, std::size_t all_count, std::vector<std::string>& selected) {
+  try {
+    describe_gpu(device, "");
+  } catch (const gpubench::GpuUnavailable& e) {
+    const std::vector<std::string> host = gpubench::app::host_only(selected);
+    if (host.empty() || selected.size() == all_count) {
+      std::fprintf(stderr, "gpubench: %s\n", e.what());
+      return false;
+    }
+    std::fprintf(stderr, "gpubench: %s; running the %zu selected benchmark(s) that need none, skipping %zu\n", e.what(),
+                 host.size(), selected.size() - host.size());
+    benchmark::SetBenchmarkFilter(gpubench::app::exact_filter(host));
+    selected = host;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    return false;
+  }
+  return true;
+}
+
+// The rows, with progress and Ctrl-C handled; the JSON report carries gpubench's data (each row's
+// arguments and results, the counter catalog).
+void run_selected(const gpubench::Options& options, const std::vector<std::string>& selected) {
+  gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
+  gpubench::detail::install_interrupt_handlers();
+  gpubench::app::JsonReport json_report;
+  if (!options.out.empty() && options.out_format == "json") {
+    benchmark::RunSpecifiedBenchmarks(nullptr, &json_report);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  benchmark::Shutdown();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  gpubench::CounterSession::get().close();
+  gpubench::GpuSession::close();
+}
+
 // What a --gpubench_verdict rerun passes on: the run's flags without its output, filter, card and verdict.
 std::vector<std::string> rerun_args(const std::vector<std::string>& original) {
   std::vector<std::string> kept;
@@ -137,52 +277,14 @@ int main(int argc, char** argv) {
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
   const std::vector<std::string> original_args(argv + 1, argv + argc);
   gpubench::Options options;
-  try {
-    options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"),
-                                      std::getenv("GPUBENCH_PRESET"), std::getenv("GPUBENCH_PYTHON"));
-    gpubench::CounterSession::get().configure(gpubench::CounterSelection::parse(options.counters));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpubench: %s\n", e.what());
-    return 2;
-  }
-  if (!options.python.empty() && !gpubench::app::python_runs(options.python)) {
-    std::fprintf(stderr, "gpubench: --gpubench_python=%s (or GPUBENCH_PYTHON) does not run\n", options.python.c_str());
-    return 2;
-  }
-  // Output paths are checked before a run of minutes, not after it.
-  for (const auto& [flag, path] : {std::pair<const char*, std::string>{"--benchmark_out", options.out},
-                                   {"--gpubench_card", options.card == "none" ? std::string() : options.card}}) {
-    if (const std::string why = gpubench::app::unwritable_reason(path); !why.empty()) {
-      std::fprintf(stderr, "gpubench: %s=%s: %s\n", flag, path.c_str(), why.c_str());
-      return 2;
-    }
-  }
-  if (!options.list_counters.empty()) {
-    const std::string& format = options.list_counters;
-    std::fputs((format == "markdown" ? gpubench::counter_catalog_markdown()
-                : format == "json"   ? gpubench::counter_catalog_json() + "\n"
-                                     : gpubench::counter_catalog_text())
-                   .c_str(),
-               stdout);
-    return 0;
-  }
+  if (!parse_and_check(argc, argv, options)) return 2;
+  if (!options.list_counters.empty()) return print_counter_catalog(options.list_counters);
   const gpubench::Preset preset = options.full ? gpubench::Preset::kFull : gpubench::Preset::kQuick;
   const gpubench::KnownChip* plan = nullptr;
   if (!options.plan.empty()) {
-    if (options.plan == "list") {
-      for (const gpubench::KnownChip& chip : gpubench::known_chips())
-        std::printf("%-10s %-20s sm_%d  %3d SMs  L2 %3zu MiB  (%s)\n", chip.key.c_str(), chip.name.c_str(),
-                    chip.shape.sm(), chip.shape.sm_count, chip.shape.l2_bytes >> 20, chip.source.c_str());
-      return 0;
-    }
-    plan = gpubench::find_known_chip(options.plan);
-    if (plan == nullptr) {
-      std::string keys;
-      for (const gpubench::KnownChip& chip : gpubench::known_chips()) keys += " " + chip.key;
-      std::fprintf(stderr, "gpubench: --gpubench_plan=%s: not a known chip; known:%s\n", options.plan.c_str(),
-                   keys.c_str());
-      return 2;
-    }
+    if (options.plan == "list") return print_known_chips();
+    plan = known_chip(options.plan);
+    if (plan == nullptr) return 2;
     options.card = "none";  // nothing is measured
     gpubench::set_planned_chip(&plan->shape);
   }
@@ -205,19 +307,7 @@ int main(int argc, char** argv) {
     selected = gpubench::app::list_selected(argv[0], last_filter(argc, argv));
   }
 
-  // Google Benchmark sees: list mode off (the listing above turned it on), the quick preset's min
-  // time, then the user's flags, which win.
-  std::string list_off = "--benchmark_list_tests=false";
-  std::string quick_min_time =
-      "--benchmark_min_time=" +
-      gpubench::min_time_for_version("0.1s", GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
-  std::vector<char*> args = {argv[0], list_off.data()};
-  if (preset == gpubench::Preset::kQuick && !options.min_time_given) args.push_back(quick_min_time.data());
-  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
-  int count = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&count, args.data(), print_help);  // exits after --help
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  if (!initialize_benchmark(argc, argv, preset == gpubench::Preset::kQuick && !options.min_time_given)) return 2;
 
   if (options.list_only) {
     benchmark::RunSpecifiedBenchmarks();
@@ -231,72 +321,19 @@ int main(int argc, char** argv) {
 
   gpubench::GpuSession::set_cold_l2(options.cold_l2);
   if (plan) {
-    const gpubench::ChipShape& chip = plan->shape;
-    benchmark::AddCustomContext("gpubench_plan", plan->key);
-    benchmark::AddCustomContext("gpu_name", plan->name + " (planned: nothing ran)");
-    benchmark::AddCustomContext("gpu_compute_capability",
-                                std::to_string(chip.major) + "." + std::to_string(chip.minor));
-    benchmark::AddCustomContext("gpu_sm_count", std::to_string(chip.sm_count));
-    benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(chip.l2_bytes));
-    benchmark::AddCustomContext("gpu_l1_shared_bytes_per_sm", std::to_string(chip.l1_shared_bytes));
-    benchmark::AddCustomContext("gpu_shared_memory_per_sm_bytes", std::to_string(chip.shared_max_bytes));
-    benchmark::AddCustomContext("gpubench_plan_source", plan->source);
+    add_plan_context(*plan);
   } else if (several_devices) {
-    // Every GPU's context before the first row (Google Benchmark writes the context first); a GPU
-    // of the list that cannot open ends the run here, before any row.
-    std::string listed;
-    for (int device : devices) {
-      try {
-        describe_gpu(device, gpubench::Family::device_suffix(device));
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "gpubench: --gpubench_device: %s\n", e.what());
-        return 1;
-      }
-      gpubench::GpuSession::close();  // the first row opens its GPU again
-      listed += (listed.empty() ? "" : ",") + std::to_string(device);
-    }
-    benchmark::AddCustomContext("gpubench_devices", listed);
-    gpubench::GpuSession::select_device(devices.front());
-  }
-  try {
-    if (!several_devices && !plan) describe_gpu(devices.front(), "");
-  } catch (const gpubench::GpuUnavailable& e) {
-    // Without a GPU only the selected benchmarks that need none run; a selection with none, or the
-    // whole suite, stops here with the reason.
-    const std::vector<std::string> host = gpubench::app::host_only(selected);
-    const bool whole_suite = selected.size() == all.size();
-    if (host.empty() || whole_suite) {
-      std::fprintf(stderr, "gpubench: %s\n", e.what());
-      return 1;
-    }
-    std::fprintf(stderr, "gpubench: %s; running the %zu selected benchmark(s) that need none, skipping %zu\n", e.what(),
-                 host.size(), selected.size() - host.size());
-    benchmark::SetBenchmarkFilter(gpubench::app::exact_filter(host));
-    selected = host;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    if (!describe_devices(devices)) return 1;
+  } else if (!open_the_gpu(devices.front(), all.size(), selected)) {
     return 1;
   }
   benchmark::AddCustomContext("gpubench_preset", options.full ? "full" : "quick");
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);
-  // A filtered run measured a subset on purpose: the SKU check says so instead of "incomplete".
+  // A filtered run measured a part on purpose: the SKU check's "incomplete" names the filter.
   if (const std::string filter = last_filter(argc, argv); !filter.empty())
     benchmark::AddCustomContext("gpubench_filter", filter);
 
-  gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
-  gpubench::detail::install_interrupt_handlers();
-  // The JSON report carries gpubench's data (each row's arguments, the counter catalog).
-  gpubench::app::JsonReport json_report;
-  if (!options.out.empty() && options.out_format == "json") {
-    benchmark::RunSpecifiedBenchmarks(nullptr, &json_report);
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
-  benchmark::Shutdown();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  gpubench::CounterSession::get().close();
-  gpubench::GpuSession::close();
+  run_selected(options, selected);
   const bool gpu_rows_selected = gpubench::app::host_only(selected).size() < selected.size();
   return finish(options, gpu_rows_selected, argv[0], original_args);
 }

@@ -196,7 +196,6 @@ void set_planned_chip(const ChipShape* chip) {
     g_planned_chip.reset();
 }
 
-const ChipShape* planned_chip() { return g_planned_chip ? &*g_planned_chip : nullptr; }
 
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
                                   BenchmarkBody body, const std::string& family) {

@@ -36,7 +36,6 @@ Requirement only_on_sm(int sm, std::string what);
 // Plan mode (--gpubench_plan): rows run on nothing; each says why `chip` could not run it, or that it
 // would. nullptr: a real run.
 void set_planned_chip(const ChipShape* chip);
-const ChipShape* planned_chip();
 
 // A GPU benchmark: manual (CUDA event) time, and any exception becomes this row's error, so one
 // failure never ends the run. arg_names also tell run() which arguments identify the case. After an
