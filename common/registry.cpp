@@ -196,7 +196,6 @@ void set_planned_chip(const ChipShape* chip) {
     g_planned_chip.reset();
 }
 
-
 Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std::string>& arg_names,
                                   BenchmarkBody body, const std::string& family) {
   return register_benchmark(name, arg_names, std::move(body), family, false, -1, {});
