@@ -106,9 +106,14 @@ class Row(dict):
         return self.registered == prefix or self.registered.startswith(prefix + "/")
 
     def spread(self, quantity):
-        """The relative spread ((q3 - min) / median) of the samples behind `quantity`: the clock64 spans'
-        for a quantity in cycles, the launch times' for the rest; None when the row carries none."""
-        key = "cycles_spread" if quantity.startswith("cycles") and "cycles_spread" in self else "time_spread"
+        """The relative spread ((q3 - min) / median) of the samples behind `quantity` (a counter, or a card
+        value's unit): the clock64 spans' for a quantity in cycles, and for one per clock (per clock, a fraction
+        of a peak at the measured clock) of a row that measures by its spans (a result in cycles); the launch
+        times' for the rest (a bandwidth kernel's span is one block's); None when the row carries none."""
+        by_spans = any(q.startswith("cycles") for q in self.results)
+        per_clock = quantity.startswith("cycles") or (
+            by_spans and any(word in quantity for word in ("clock", "clk", "peak")))
+        key = "cycles_spread" if per_clock and "cycles_spread" in self else "time_spread"
         return float(self[key]) if key in self else None
 
     def value(self, key, default=None):
