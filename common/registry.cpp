@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <map>
@@ -93,6 +94,12 @@ void leave_failed_gpu_row() {
       std::string(cudaGetErrorName(still)) + " (" + cudaGetErrorString(still) + ")";
 }
 
+// The axis names of every registered benchmark, for add_point.
+std::map<const Benchmark*, std::vector<std::string>>& axes_of() {
+  static std::map<const Benchmark*, std::vector<std::string>> axes;
+  return axes;
+}
+
 std::vector<Registration>& registration_list() {
   static std::vector<Registration> list;
   return list;
@@ -165,6 +172,7 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
   Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();
   if (!arg_names.empty()) benchmark->ArgNames(arg_names);
+  axes_of()[benchmark] = arg_names;
   return benchmark;
 }
 
@@ -187,6 +195,37 @@ Requirement only_on_sm(int sm, std::string what) {
     if (chip.sm() == sm) return std::nullopt;
     return what + " is sm_" + std::to_string(sm) + "'s only; this GPU is sm_" + std::to_string(chip.sm());
   };
+}
+
+Benchmark* add_point(Benchmark* rows, const Point& point) {
+  const auto found = axes_of().find(rows);
+  if (found == axes_of().end()) throw std::logic_error("add_point: not a gpubench registration");
+  const std::vector<std::string>& axes = found->second;
+  std::vector<std::int64_t> values;
+  for (const std::string& axis : axes) {
+    const auto value = std::find_if(point.begin(), point.end(), [&](const auto& item) { return item.first == axis; });
+    if (value == point.end()) throw std::logic_error("add_point: the point has no value for axis '" + axis + "'");
+    values.push_back(value->second);
+  }
+  for (const auto& [axis, value] : point)
+    if (std::find(axes.begin(), axes.end(), axis) == axes.end())
+      throw std::logic_error("add_point: the rows have no axis '" + axis + "'");
+  return rows->Args(values);
+}
+
+std::vector<Point> product(const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& axes) {
+  std::vector<Point> points{{}};
+  for (auto axis = axes.rbegin(); axis != axes.rend(); ++axis) {  // the first axis ends up fastest
+    std::vector<Point> grown;
+    for (const Point& rest : points)
+      for (std::int64_t value : axis->second) {
+        Point point{{axis->first, value}};
+        point.insert(point.end(), rest.begin(), rest.end());
+        grown.push_back(std::move(point));
+      }
+    points = std::move(grown);
+  }
+  return points;
 }
 
 void set_planned_chip(const ChipShape* chip) {

@@ -63,6 +63,16 @@ const std::vector<Registration>& registrations();
 // '/' boundary), or nullptr.
 const Registration* registration_of(const std::string& instance_name);
 
+// One point of a sweep, its axes by name: {{"bytes", 16384}, {"stride", 128}} (nvbench's named axes).
+using Point = std::vector<std::pair<std::string, std::int64_t>>;
+// Adds `point` as a row of `rows` (what Family::gpu / Family::cpu returned), its values in the order the
+// registration named its axes. Throws std::logic_error naming the axis when the point misses one of the rows'
+// axes or names one they do not have. Returns `rows`, for chaining.
+Benchmark* add_point(Benchmark* rows, const Point& point);
+// Every point of the product of `axes` ({"chains", {1, 4, 8}}, {"warps", {8, 32}}), the first axis fastest
+// (as Google Benchmark's ArgsProduct orders them).
+std::vector<Point> product(const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& axes);
+
 // Benchmarks that ended in an error in this process (gpubench's exit status).
 int failed_benchmarks();
 
@@ -141,7 +151,7 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
 
 }  // namespace gpubench
 
-// GPUBENCH_FAMILY(Divergence) { family.gpu("Divergence/Paths", {"paths"}, body)->Range(1, 32); }
+// GPUBENCH_FAMILY(Divergence) { add_point(family.gpu("Divergence/Paths", {"paths"}, body), {{"paths", 2}}); }
 #define GPUBENCH_FAMILY(Name)                                             \
   static void gpubench_register_##Name(const ::gpubench::Family& family); \
   [[maybe_unused]] static const bool gpubench_family_##Name =             \

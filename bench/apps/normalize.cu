@@ -100,11 +100,12 @@ GPUBENCH_FAMILY(Normalize) {
                              [](benchmark::State& state) { normalize(state, true); });
   for (std::int64_t dl : family.pick<Points>({8}, {4, 8, 16, 32})) {
     for (std::int64_t size : sizes) {
-      for (std::int64_t w : warps) base->Args({dl, w, size});
+      for (std::int64_t w : warps) add_point(base, {{"dl", dl}, {"warps", w}, {"l2_pct", size}});
       for (std::int64_t g : quick ? Points{8} : Points{1, 4, dl})
         if (g <= dl && (g != 4 || dl != 4 || quick))
           for (std::int64_t u : {1, 2, 4})
-            for (std::int64_t w : warps) grouped->Args({dl, g, u, w, size});
+            for (std::int64_t w : warps)
+              add_point(grouped, {{"dl", dl}, {"g", g}, {"u", u}, {"warps", w}, {"l2_pct", size}});
     }
   }
 }

@@ -62,14 +62,14 @@ void throughput(benchmark::State& state) {
 GPUBENCH_FAMILY(InstructionThroughput) {
   kernels::Instructions::for_each([&](auto instruction) {
     using I = decltype(instruction);
-    family
-        .gpu(std::string("InstructionThroughput/") + I::info.name, {"ilp", "warps"}, throughput<I>,
-             needs_sm(I::info.min_sm, I::info.name))
-        // Quick: the cells that reach each pipe's peak (on H100/H200 the best full-sweep cell is within
-        // 0.1% of one of these for every FMA and MUFU instruction) and the single chain.
-        ->ArgsProduct(family.pick<std::vector<std::vector<std::int64_t>>>({{1, 4, 8}, {8, 32}},
-                                                                          {{1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}}))
-        ->MinTime(0.1);  // 300 cells: each launch is long enough that 0.1 s gives hundreds
+    auto* rows = family.gpu(std::string("InstructionThroughput/") + I::info.name, {"ilp", "warps"}, throughput<I>,
+                            needs_sm(I::info.min_sm, I::info.name));
+    // Quick: the cells that reach each pipe's peak (on H100/H200 the best full-sweep cell is within 0.1% of
+    // one of these for every FMA and MUFU instruction) and the single chain.
+    for (const Point& point : product(family.pick<std::vector<std::pair<std::string, std::vector<std::int64_t>>>>(
+             {{"ilp", {1, 4, 8}}, {"warps", {8, 32}}}, {{"ilp", {1, 2, 4, 8, 16}}, {"warps", {1, 2, 4, 8, 16, 32}}})))
+      add_point(rows, point);
+    rows->MinTime(0.1);  // 300 cells: each launch is long enough that 0.1 s gives hundreds
   });
 }
 

@@ -69,7 +69,7 @@ void seed_kernel(benchmark::State& state, Kernel kernel) {
 template <int... Live>
 void register_live_sweep(const Family& family, std::integer_sequence<int, Live...>) {
   // One registration per kernel (each its own template), all named Occupancy with the argument live.
-  (family.gpu("Occupancy", {"live"}, live_values<Live>)->Arg(Live), ...);
+  (add_point(family.gpu("Occupancy", {"live"}, live_values<Live>), {{"live", Live}}), ...);
 }
 
 GPUBENCH_FAMILY(Occupancy) {

@@ -84,7 +84,7 @@ GPUBENCH_FAMILY(RegisterBankConflict) {
   const Threads matmul_threads = family.pick<Threads>({kWarpSize}, {1, kWarpSize});
   const Threads bank_threads = family.pick<Threads>({kWarpSize}, {kWarpSize, 4 * kWarpSize});
   const auto with_threads = [](Benchmark* rows, const Threads& threads) {
-    for (std::int64_t t : threads) rows->Arg(t);
+    for (std::int64_t t : threads) add_point(rows, {{"threads", t}});
   };
   with_threads(family.gpu("RegisterBankConflict/IJK", {"threads"}, matmul<MatmulOrder::kIjk>), matmul_threads);
   with_threads(family.gpu("RegisterBankConflict/KIJ", {"threads"}, matmul<MatmulOrder::kKij>), matmul_threads);

@@ -227,7 +227,15 @@ void wgmma_row(benchmark::State& state, bool latency) {
   });
 }
 
-using Args = std::vector<std::vector<std::int64_t>>;
+using Points = std::vector<Point>;
+
+// The two families of rows, their axes by name.
+Point mma_point(std::int64_t chains, std::int64_t warps, std::int64_t operands) {
+  return {{"chains", chains}, {"warps", warps}, {"operands", operands}};
+}
+Point wgmma_point(std::int64_t n, std::int64_t warpgroups, std::int64_t operands) {
+  return {{"n", n}, {"warpgroups", warpgroups}, {"operands", operands}};
+}
 
 // mma.sync of a shape: the architecture has it, and runs it on the tensor cores.
 Requirement mma_requirement(const TensorShape& shape) {
@@ -241,39 +249,39 @@ Requirement mma_requirement(const TensorShape& shape) {
 
 GPUBENCH_FAMILY(TensorCore) {
   // mma.sync: {chains, warps per SM, operands (1 random, 0 zero)}. The latency row is one warp's chain.
-  const Args mma_full = [] {
-    Args rows{{1, 1, 1}};
+  const Points mma_full = [] {
+    Points rows{mma_point(1, 1, 1)};
     for (std::int64_t chains : {1, 2, 4, 8})
-      for (std::int64_t warps : {4, 8, 16, 32}) rows.push_back({chains, warps, 1});
+      for (std::int64_t warps : {4, 8, 16, 32}) rows.push_back(mma_point(chains, warps, 1));
     return rows;
   }();
   kernels::MmaInstructions::for_each([&](auto instruction) {
     using Mma = decltype(instruction);
     // Quick: the latency row and 4 chains x 8 warps (within 0.5% of the best full-sweep cell of every
     // precision on an H100); FP16 also with zero operands.
-    Args rows = family.pick<Args>({{1, 1, 1}, {4, 8, 1}}, mma_full);
-    if (std::string(Mma::info.name) == "f16_f32") rows.push_back({4, 8, 0});
+    Points rows = family.pick<Points>({mma_point(1, 1, 1), mma_point(4, 8, 1)}, mma_full);
+    if (std::string(Mma::info.name) == "f16_f32") rows.push_back(mma_point(4, 8, 0));
     auto* registered = family.gpu(std::string("TensorCore/mma_sync_") + Mma::info.name, {"chains", "warps", "operands"},
                                   mma_sync_row<Mma>, mma_requirement(Mma::info));
-    for (const auto& row : rows) registered->Args(row);
+    for (const Point& row : rows) add_point(registered, row);
   });
 
   // wgmma: latency rows {n}; throughput rows {n, warpgroups per SM, operands}. Hopper's only (sm_90a).
   const Requirement hopper = only_on_sm(90, "wgmma (sm_90a)");
   const auto wgmma = [&](const std::string& label, auto row, const std::vector<std::int64_t>& all_n,
-                         const std::vector<std::int64_t>& quick_latency_n, const Args& quick_rows, bool zeros_too) {
+                         const std::vector<std::int64_t>& quick_latency_n, const Points& quick_rows, bool zeros_too) {
     auto* latency = family.gpu(
         "TensorCore/wgmma_latency_" + label, {"n"}, [row](benchmark::State& state) { row(state, true); }, hopper);
-    for (std::int64_t n : family.pick(quick_latency_n, all_n)) latency->Arg(n);
-    Args full;
+    for (std::int64_t n : family.pick(quick_latency_n, all_n)) add_point(latency, {{"n", n}});
+    Points full;
     for (std::int64_t n : all_n)
       for (std::int64_t warpgroups : {1, 2, 4})
         for (std::int64_t operands : {1, 0})
-          if (operands == 1 || zeros_too) full.push_back({n, warpgroups, operands});
+          if (operands == 1 || zeros_too) full.push_back(wgmma_point(n, warpgroups, operands));
     auto* throughput = family.gpu(
         "TensorCore/wgmma_" + label, {"n", "warpgroups", "operands"},
         [row](benchmark::State& state) { row(state, false); }, hopper);
-    for (const auto& args : family.pick(quick_rows, full)) throughput->Args(args);
+    for (const Point& point : family.pick(quick_rows, full)) add_point(throughput, point);
   };
   using namespace kernels;
   const auto row_of = [](auto op, auto register_a, auto... ns) {
@@ -289,14 +297,16 @@ GPUBENCH_FAMILY(TensorCore) {
                integral_constant<int, 32>{}, integral_constant<int, 64>{}, integral_constant<int, 128>{},
                integral_constant<int, 256>{}),
         {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256},
-        {{8, 2, 1}, {16, 2, 1}, {32, 2, 1}, {64, 2, 1}, {128, 2, 1}, {256, 2, 1}, {256, 2, 0}}, true);
+        {wgmma_point(8, 2, 1), wgmma_point(16, 2, 1), wgmma_point(32, 2, 1), wgmma_point(64, 2, 1),
+         wgmma_point(128, 2, 1), wgmma_point(256, 2, 1), wgmma_point(256, 2, 0)},
+        true);
   wgmma("f16_f32_rs",
         row_of(WgmmaF16F32{}, True{}, integral_constant<int, 64>{}, integral_constant<int, 128>{},
                integral_constant<int, 256>{}),
-        {64, 128, 256}, {256}, {{256, 2, 1}}, false);
+        {64, 128, 256}, {256}, {wgmma_point(256, 2, 1)}, false);
   const auto two = [&](const std::string& label, auto op, bool zeros_too) {
-    Args quick{{256, 2, 1}};
-    if (zeros_too) quick.push_back({256, 2, 0});
+    Points quick{wgmma_point(256, 2, 1)};
+    if (zeros_too) quick.push_back(wgmma_point(256, 2, 0));
     wgmma(label, row_of(op, False{}, integral_constant<int, 64>{}, integral_constant<int, 256>{}), {64, 256}, {256},
           quick, zeros_too);
   };

@@ -52,7 +52,8 @@ void identical_branches(benchmark::State& state) {
 }
 
 GPUBENCH_FAMILY(Divergence) {
-  family.gpu("Divergence/Paths", {"paths"}, paths)->RangeMultiplier(2)->Range(1, kWarpSize);
+  auto* rows = family.gpu("Divergence/Paths", {"paths"}, paths);
+  for (std::int64_t count = 1; count <= kWarpSize; count *= 2) add_point(rows, {{"paths", count}});
   family.gpu("Divergence/IdenticalBranches", {}, identical_branches);
 }
 

@@ -255,10 +255,18 @@ void copy_bandwidth_row(benchmark::State& state) {
   state.counters["reps"] = passes;
 }
 
-// Rows of one copy path: {bytes, width} for the widths it has.
+using Points = std::vector<Point>;
+
+// The rows' axes by name.
+Point bytes_width(std::int64_t bytes, std::int64_t width) { return {{"bytes", bytes}, {"width", width}}; }
+Point bytes_tile(std::int64_t bytes, std::int64_t tile) { return {{"bytes", bytes}, {"tile", tile}}; }
+Point bytes_tile_stages(std::int64_t bytes, std::int64_t tile, std::int64_t stages) {
+  return {{"bytes", bytes}, {"tile", tile}, {"stages", stages}};
+}
+
+// Rows of one copy path: bytes and width, for the widths it has.
 template <CopyVia Via, int... Widths>
-void copy_rows(const Family& family, const std::string& path, const std::vector<std::vector<std::int64_t>>& latency,
-               const std::vector<std::vector<std::int64_t>>& bandwidth) {
+void copy_rows(const Family& family, const std::string& path, const Points& latency, const Points& bandwidth) {
   const bool cp_async = Via == CopyVia::kCpAsyncCa || Via == CopyVia::kCpAsyncCg;
   const Requirement requirement = cp_async ? needs_sm(80, "cp.async") : Requirement{};
   const auto by_width = [](auto row) {
@@ -269,14 +277,12 @@ void copy_rows(const Family& family, const std::string& path, const std::vector<
   auto* l = family.gpu("AsyncCopy/copy_latency_" + path, {"bytes", "width"},
                        by_width([](benchmark::State& s, auto w) { copy_latency_row<Via, decltype(w)::value>(s); }),
                        requirement);
-  for (const auto& row : latency) l->Args(row);
+  for (const Point& point : latency) add_point(l, point);
   auto* b = family.gpu("AsyncCopy/copy_bandwidth_" + path, {"bytes", "width"},
                        by_width([](benchmark::State& s, auto w) { copy_bandwidth_row<Via, decltype(w)::value>(s); }),
                        requirement);
-  for (const auto& row : bandwidth) b->Args(row);
+  for (const Point& point : bandwidth) add_point(b, point);
 }
-
-using Args = std::vector<std::vector<std::int64_t>>;
 
 GPUBENCH_FAMILY(AsyncCopy) {
   const ChipShape& chip = family.chip();
@@ -287,44 +293,48 @@ GPUBENCH_FAMILY(AsyncCopy) {
   const std::int64_t l2_stream = static_cast<std::int64_t>(chip.l2_bytes) / 2 / MiB * MiB;
 
   auto* load = family.gpu("AsyncCopy/load_latency", {"bytes"}, load_latency);
-  for (std::int64_t bytes : {near_l2, kDramSet}) load->Args({bytes});
+  for (std::int64_t bytes : {near_l2, kDramSet}) add_point(load, {{"bytes", bytes}});
   auto* load_to_use = family.gpu("AsyncCopy/load_to_use_latency", {"bytes"}, load_to_use_latency);
-  for (std::int64_t bytes : {near_l2, kDramSet}) load_to_use->Args({bytes});
+  for (std::int64_t bytes : {near_l2, kDramSet}) add_point(load_to_use, {{"bytes", bytes}});
   const Requirement needs_tma = needs_sm(90, "the tensor memory accelerator (cp.async.bulk, mbarrier transactions)");
   family.gpu("AsyncCopy/mbarrier_latency", {}, tma_latency<TmaStep::kBarrierOnly>, needs_tma);
   // Quick: a line from L2 and from DRAM, and 1, 8 and 32 KiB tiles from L2 (the cost per byte).
-  Args tma_quick{{near_l2, 128}, {kDramSet, 128}, {near_l2, 1024}, {near_l2, 8192}, {near_l2, 32768}};
-  Args tma_full;
+  const Points tma_quick{bytes_tile(near_l2, 128), bytes_tile(kDramSet, 128), bytes_tile(near_l2, 1024),
+                         bytes_tile(near_l2, 8192), bytes_tile(near_l2, 32768)};
+  Points tma_full;
   for (std::int64_t bytes : {near_l2, kDramSet})
-    for (std::int64_t tile = 128; tile <= 32768; tile *= 2) tma_full.push_back({bytes, tile});
+    for (std::int64_t tile = 128; tile <= 32768; tile *= 2) tma_full.push_back(bytes_tile(bytes, tile));
   auto* tma = family.gpu("AsyncCopy/tma_latency", {"bytes", "tile"}, tma_latency<TmaStep::kTensor>, needs_tma);
-  for (const auto& row : family.pick(tma_quick, tma_full)) tma->Args(row);
+  for (const Point& point : family.pick(tma_quick, tma_full)) add_point(tma, point);
   auto* bulk = family.gpu("AsyncCopy/bulk_latency", {"bytes", "tile"}, tma_latency<TmaStep::kBulk>, needs_tma);
-  for (const auto& row : family.pick(Args{{near_l2, 128}, {kDramSet, 128}}, tma_full)) bulk->Args(row);
+  for (const Point& point : family.pick(Points{bytes_tile(near_l2, 128), bytes_tile(kDramSet, 128)}, tma_full))
+    add_point(bulk, point);
 
   // Bytes in flight per SM = tile x stages (one block per SM).
-  Args stream_quick{{kDramSet, 1024, 4}, {kDramSet, 8192, 4}, {kDramSet, 32768, 4}, {l2_stream, 8192, 4}};
-  Args stream_full;
+  const Points stream_quick{bytes_tile_stages(kDramSet, 1024, 4), bytes_tile_stages(kDramSet, 8192, 4),
+                            bytes_tile_stages(kDramSet, 32768, 4), bytes_tile_stages(l2_stream, 8192, 4)};
+  Points stream_full;
   for (std::int64_t bytes : {l2_stream, kDramSet})
     for (std::int64_t tile : {1024, 4096, 8192, 16384, 32768})
-      for (std::int64_t stages : {1, 2, 4, 6}) stream_full.push_back({bytes, tile, stages});
+      for (std::int64_t stages : {1, 2, 4, 6}) stream_full.push_back(bytes_tile_stages(bytes, tile, stages));
   auto* tma_stream = family.gpu("AsyncCopy/tma_bandwidth", {"bytes", "tile", "stages"}, tma_bandwidth, needs_tma);
-  for (const auto& row : family.pick(stream_quick, stream_full)) tma_stream->Args(row);
+  for (const Point& point : family.pick(stream_quick, stream_full)) add_point(tma_stream, point);
 
   // cp.async and the load/store it replaces: {bytes, width}. Quick: 16 bytes from L1 (.ca) and L2,
   // 4 bytes from L2 (.ca), bandwidth of 16 bytes from DRAM; full: every width from L1, L2 and DRAM.
   const auto sets = [&](std::vector<std::int64_t> widths, std::vector<std::int64_t> from) {
-    Args rows;
+    Points rows;
     for (std::int64_t bytes : from)
-      for (std::int64_t width : widths) rows.push_back({bytes, width});
+      for (std::int64_t width : widths) rows.push_back(bytes_width(bytes, width));
     return rows;
   };
   const std::vector<std::int64_t> widths{4, 8, 16};
-  const Args ca_latency =
-      family.pick(Args{{l1_set, 16}, {near_l2, 4}, {near_l2, 16}}, sets(widths, {l1_set, near_l2, kDramSet}));
-  const Args ca_bandwidth = family.pick(Args{{kDramSet, 16}}, sets(widths, {l2_stream, kDramSet}));
-  const Args cg_latency = family.pick(Args{{near_l2, 16}}, sets({16}, {l1_set, near_l2, kDramSet}));
-  const Args cg_bandwidth = family.pick(Args{{kDramSet, 16}}, sets({16}, {l2_stream, kDramSet}));
+  const Points ca_latency =
+      family.pick(Points{bytes_width(l1_set, 16), bytes_width(near_l2, 4), bytes_width(near_l2, 16)},
+                  sets(widths, {l1_set, near_l2, kDramSet}));
+  const Points ca_bandwidth = family.pick(Points{bytes_width(kDramSet, 16)}, sets(widths, {l2_stream, kDramSet}));
+  const Points cg_latency = family.pick(Points{bytes_width(near_l2, 16)}, sets({16}, {l1_set, near_l2, kDramSet}));
+  const Points cg_bandwidth = family.pick(Points{bytes_width(kDramSet, 16)}, sets({16}, {l2_stream, kDramSet}));
   copy_rows<CopyVia::kLoadStoreCa, 4, 8, 16>(family, "ld_st_ca", ca_latency, ca_bandwidth);
   copy_rows<CopyVia::kCpAsyncCa, 4, 8, 16>(family, "cp_async_ca", ca_latency, ca_bandwidth);
   copy_rows<CopyVia::kLoadStoreCg, 4, 8, 16>(family, "ld_st_cg", cg_latency, cg_bandwidth);

@@ -87,9 +87,10 @@ GPUBENCH_FAMILY(CacheBandwidth) {
   sizes.push_back(dram_kib);
   auto* cached = family.gpu("CacheBandwidth/read", {"KiB_per_sm"}, read_rows<false>);
   for (std::int64_t kib : family.pick<Sizes>({l1_kib / 16, l1_kib / 4, l1_kib / 2, l1_kib, dram_kib}, sizes))
-    cached->Arg(kib);
+    add_point(cached, {{"KiB_per_sm", kib}});
   auto* bypass = family.gpu("CacheBandwidth/read_cg", {"KiB_per_sm"}, read_rows<true>);
-  for (std::int64_t kib : family.pick<Sizes>({l1_kib / 16, l1_kib / 2, dram_kib}, sizes)) bypass->Arg(kib);
+  for (std::int64_t kib : family.pick<Sizes>({l1_kib / 16, l1_kib / 2, dram_kib}, sizes))
+    add_point(bypass, {{"KiB_per_sm", kib}});
   // One set all SMs share, KiB in all: from 512 KiB to twice L2 (quick: 2 MiB and a third of L2).
   const std::int64_t l2_kib = static_cast<std::int64_t>(chip.l2_bytes >> 10);
   Sizes shared_sizes;
@@ -98,7 +99,8 @@ GPUBENCH_FAMILY(CacheBandwidth) {
     if (kib * 3 / 2 <= 2 * l2_kib) shared_sizes.push_back(kib * 3 / 2);
   }
   auto* shared = family.gpu("CacheBandwidth/read_shared", {"KiB"}, read_rows<true, Slices::kShared>);
-  for (std::int64_t kib : family.pick<Sizes>({2048, l2_kib / 3 / 1024 * 1024}, shared_sizes)) shared->Arg(kib);
+  for (std::int64_t kib : family.pick<Sizes>({2048, l2_kib / 3 / 1024 * 1024}, shared_sizes))
+    add_point(shared, {{"KiB", kib}});
 }
 
 GPUBENCH_COUNTERS(CacheBandwidth,

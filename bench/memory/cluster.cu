@@ -127,7 +127,13 @@ void stream_rows(benchmark::State& state) {
   });
 }
 
-using Args = std::vector<std::vector<std::int64_t>>;
+using Points = std::vector<Point>;
+
+// The rows' axes by name.
+Point cluster_rank(std::int64_t cluster, std::int64_t rank) { return {{"cluster", cluster}, {"rank", rank}}; }
+Point cluster_width_write(std::int64_t cluster, std::int64_t width, std::int64_t write) {
+  return {{"cluster", cluster}, {"width", width}, {"write", write}};
+}
 
 GPUBENCH_FAMILY(Cluster) {
   const Requirement clusters = needs_sm(90, "a thread-block cluster");
@@ -135,10 +141,11 @@ GPUBENCH_FAMILY(Cluster) {
       "Cluster/smem_latency", {}, [](benchmark::State& state) { chase<SharedWindow::kBlock>(state, 1, 0); }, clusters);
   // Quick: the block's own memory through the cluster window, the nearest and the last rank of
   // clusters of 2 to 16 (the SM pairs vary with the rank); full: every rank of every size.
-  Args quick{{1, 0}, {2, 1}, {4, 1}, {4, 3}, {8, 1}, {8, 7}, {16, 1}, {16, 15}};
-  Args full{{1, 0}};
+  const Points quick{cluster_rank(1, 0), cluster_rank(2, 1), cluster_rank(4, 1),  cluster_rank(4, 3),
+                     cluster_rank(8, 1), cluster_rank(8, 7), cluster_rank(16, 1), cluster_rank(16, 15)};
+  Points full{cluster_rank(1, 0)};
   for (std::int64_t size = 2; size <= 16; ++size)
-    for (std::int64_t rank = 0; rank < size; ++rank) full.push_back({size, rank});
+    for (std::int64_t rank = 0; rank < size; ++rank) full.push_back(cluster_rank(size, rank));
   auto* latency = family.gpu(
       "Cluster/dsmem_latency", {"cluster", "rank"},
       [](benchmark::State& state) {
@@ -146,16 +153,18 @@ GPUBENCH_FAMILY(Cluster) {
                                       static_cast<int>(arg(state, "rank")));
       },
       clusters);
-  for (const auto& row : family.pick(quick, full)) latency->Args(row);
+  for (const Point& point : family.pick(quick, full)) add_point(latency, point);
 
-  // {cluster size (1: each block its own memory), bytes per access, write}.
-  Args quick_stream{{1, 16, 0}, {2, 16, 0}, {4, 16, 0}, {8, 16, 0}, {16, 16, 0}, {1, 16, 1}, {2, 16, 1}};
-  Args full_stream;
+  // Cluster size (1: each block its own memory), bytes per access, write.
+  Points quick_stream;
+  for (std::int64_t size : {1, 2, 4, 8, 16}) quick_stream.push_back(cluster_width_write(size, 16, 0));
+  for (std::int64_t size : {1, 2}) quick_stream.push_back(cluster_width_write(size, 16, 1));
+  Points full_stream;
   for (std::int64_t write : {0, 1})
     for (std::int64_t width : {4, 8, 16})
-      for (std::int64_t size : {1, 2, 4, 8, 16}) full_stream.push_back({size, width, write});
+      for (std::int64_t size : {1, 2, 4, 8, 16}) full_stream.push_back(cluster_width_write(size, width, write));
   auto* bandwidth = family.gpu("Cluster/dsmem_bandwidth", {"cluster", "width", "write"}, stream_rows, clusters);
-  for (const auto& row : family.pick(quick_stream, full_stream)) bandwidth->Args(row);
+  for (const Point& point : family.pick(quick_stream, full_stream)) add_point(bandwidth, point);
 }
 
 GPUBENCH_COUNTERS(Cluster,

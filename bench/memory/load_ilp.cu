@@ -77,8 +77,8 @@ GPUBENCH_FAMILY(LoadILP) {
   auto* scalar = family.gpu("LoadILP/scalar", {"loads", "warps"}, scalar_rows);
   auto* vector = family.gpu("LoadILP/vector", {"bytes_per_load", "warps"}, vector_rows);
   for (std::int64_t w : warps) {
-    for (std::int64_t loads : {1, 2, 4, 8, 16}) scalar->Args({loads, w});
-    for (std::int64_t width : {4, 8, 16}) vector->Args({width, w});
+    for (std::int64_t loads : {1, 2, 4, 8, 16}) add_point(scalar, {{"loads", loads}, {"warps", w}});
+    for (std::int64_t width : {4, 8, 16}) add_point(vector, {{"bytes_per_load", width}, {"warps", w}});
   }
 }
 

@@ -147,8 +147,9 @@ GPUBENCH_FAMILY(MemoryParallelism) {
   // Quick: one chain against many, one SM's worth of threads, and the whole GPU from few to all warps.
   for (std::int64_t chains : family.pick<Points>({1, 16}, {1, 2, 4, 8, 16})) {
     for (std::int64_t threads : family.pick<Points>({1024}, {32, 64, 128, 256, 512, 1024}))
-      one_sm->Args({chains, threads});
-    for (std::int64_t warps : family.pick<Points>({8, 64}, {1, 2, 4, 8, 16, 32, 64})) whole_gpu->Args({chains, warps});
+      add_point(one_sm, {{"chains", chains}, {"threads", threads}});
+    for (std::int64_t warps : family.pick<Points>({8, 64}, {1, 2, 4, 8, 16, 32, 64}))
+      add_point(whole_gpu, {{"chains", chains}, {"warps_per_sm", warps}});
   }
 }
 

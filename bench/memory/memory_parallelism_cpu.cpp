@@ -156,9 +156,9 @@ GPUBENCH_FAMILY(MemoryParallelismCPU) {
   const bool quick = family.preset() == Preset::kQuick;
   auto* chases = family.cpu("MemoryParallelismCPU/chase", {"chains", "threads"}, chase_chains)->UseManualTime();
   for (std::int64_t chains : family.pick<std::vector<std::int64_t>>({1, 16}, {1, 2, 4, 8, 16}))
-    for (std::int64_t threads : thread_counts(quick)) chases->Args({chains, threads});
+    for (std::int64_t threads : thread_counts(quick)) add_point(chases, {{"chains", chains}, {"threads", threads}});
   auto* reads = family.cpu("MemoryParallelismCPU/read", {"threads"}, read_all)->UseManualTime();
-  for (std::int64_t threads : thread_counts(quick)) reads->Arg(threads);
+  for (std::int64_t threads : thread_counts(quick)) add_point(reads, {{"threads", threads}});
 }
 
 GPUBENCH_COUNTERS(MemoryParallelismCPU,

@@ -301,33 +301,38 @@ GPUBENCH_FAMILY(PointerChase) {
   for (std::int64_t bytes : l2_edge_sets(chip))  // far L2 (from 64% of L2 to 80%), then DRAM
     if ((bytes >= l2_bytes * 16 / 25 && bytes <= far_l2_set(chip)) || bytes >= 4 * l2_bytes)
       inside_levels.push_back(bytes);
-  for (std::int64_t bytes : family.pick<Sets>(inside_levels, full_sets)) cached->Args({bytes, 128});
+  for (std::int64_t bytes : family.pick<Sets>(inside_levels, full_sets))
+    add_point(cached, {{"bytes", bytes}, {"stride", 128}});
   if (!quick) {
-    for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2) cached->Args({bytes, 32});  // sector strides
+    for (std::int64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 2)
+      add_point(cached, {{"bytes", bytes}, {"stride", 32}});  // sector strides
   }
   // Load-to-use (`p = *p`, no address arithmetic): the same sets as the indexed ld.ca chase.
   auto* direct = family.gpu("PointerChase/direct", set_and_stride, direct_chase<LoadPath::kCached>);
-  for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets)) direct->Args({bytes, 128});
+  for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets))
+    add_point(direct, {{"bytes", bytes}, {"stride", 128}});
   const std::int64_t near_l2 = std::min<std::int64_t>(2 * MiB, static_cast<std::int64_t>(chip.l2_bytes) / 4);
   auto* direct_l2 = family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>);
   for (std::int64_t bytes : family.pick<Sets>(
            {4 * KiB, static_cast<std::int64_t>(chip.l2_bytes) / 3 / MiB * MiB, far_l2_set(chip), GiB}, full_sets))
-    direct_l2->Args({bytes, 128});
+    add_point(direct_l2, {{"bytes", bytes}, {"stride", 128}});
   // The near- and far-L2 load-to-use latency from every SM of the chip, one row each (median, range,
   // fastest and slowest SM); the full preset also keeps a row per 4th SM for plots.
   auto* l2_sms = family.gpu("PointerChase/l2_sms", set_and_stride, l2_over_sms);
-  for (std::int64_t bytes : {near_l2, far_l2_set(chip)}) l2_sms->Args({bytes, 128});
+  for (std::int64_t bytes : {near_l2, far_l2_set(chip)}) add_point(l2_sms, {{"bytes", bytes}, {"stride", 128}});
   if (!quick) {
     auto* direct_sm =
         family.gpu("PointerChase/direct_sm", {"bytes", "stride", "sm"}, direct_chase<LoadPath::kL2Only, true>);
     for (std::int64_t bytes : {near_l2, far_l2_set(chip)})
-      for (std::int64_t sm = 0; sm < chip.sm_count; sm += 4) direct_sm->Args({bytes, 128, sm});
+      for (std::int64_t sm = 0; sm < chip.sm_count; sm += 4)
+        add_point(direct_sm, {{"bytes", bytes}, {"stride", 128}, {"sm", sm}});
   }
   auto* l2_only = family.gpu("PointerChase/l2_only", set_and_stride, global_chase<LoadPath::kL2Only>);
-  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, GiB}, working_sets(4 * KiB, GiB))) l2_only->Args({bytes, 128});
+  for (std::int64_t bytes : family.pick<Sets>({4 * KiB, GiB}, working_sets(4 * KiB, GiB)))
+    add_point(l2_only, {{"bytes", bytes}, {"stride", 128}});
   if (!quick) {
     auto* uncached = family.gpu("PointerChase/volatile", set_and_stride, global_chase<LoadPath::kVolatile>);
-    for (std::int64_t bytes : working_sets(4 * KiB, GiB)) uncached->Args({bytes, 128});
+    for (std::int64_t bytes : working_sets(4 * KiB, GiB)) add_point(uncached, {{"bytes", bytes}, {"stride", 128}});
   }
 
   // TLB reach: one node per 2 MiB page, data in L2 (a few MiB of lines), so only translation misses
@@ -336,7 +341,7 @@ GPUBENCH_FAMILY(PointerChase) {
   for (std::int64_t bytes :
        family.pick<Sets>({32 * MiB, 64 * MiB, 256 * MiB, 384 * MiB, 512 * MiB, 768 * MiB, GiB, 2 * GiB, 4 * GiB},
                          working_sets(32 * MiB, 128 * GiB)))
-    tlb->Args({bytes, kPageStride});
+    add_point(tlb, {{"bytes", bytes}, {"stride", kPageStride}});
 
   // The L1 edge under three L1/shared splits (percent of the unified array preferred as shared).
   // Quick: four sizes up to the L1 each split leaves (H100, 0%: 160-256 KiB).
@@ -350,15 +355,15 @@ GPUBENCH_FAMILY(PointerChase) {
            bytes += bytes < 64 * KiB ? 8 * KiB : 32 * KiB)
         sets.push_back(bytes);
     }
-    for (std::int64_t bytes : sets) carveout->Args({bytes, 128, percent});
+    for (std::int64_t bytes : sets) add_point(carveout, {{"bytes", bytes}, {"stride", 128}, {"carveout", percent}});
   }
 
   const Sets shared_sets =
       family.pick<Sets>({4 * KiB, 64 * KiB}, {4 * KiB, 16 * KiB, 64 * KiB, 128 * KiB, 192 * KiB, 224 * KiB});
   auto* shared = family.gpu("PointerChase/shared", set_and_stride, shared_chase<false>);
-  for (std::int64_t bytes : shared_sets) shared->Args({bytes, 4});
+  for (std::int64_t bytes : shared_sets) add_point(shared, {{"bytes", bytes}, {"stride", 4}});
   auto* shared_direct = family.gpu("PointerChase/shared_direct", set_and_stride, shared_chase<true>);
-  for (std::int64_t bytes : shared_sets) shared_direct->Args({bytes, 4});
+  for (std::int64_t bytes : shared_sets) add_point(shared_direct, {{"bytes", bytes}, {"stride", 4}});
 }
 
 GPUBENCH_COUNTERS(PointerChase,

@@ -39,9 +39,9 @@ GPUBENCH_FAMILY(PointerChaseCPU) {
   if (family.preset() == Preset::kQuick) {
     for (std::int64_t bytes :
          {std::int64_t{16} << 10, std::int64_t{1} << 20, std::int64_t{16} << 20, std::int64_t{256} << 20})
-      rows->Arg(bytes);
+      add_point(rows, {{"bytes", bytes}});
   } else {
-    rows->RangeMultiplier(2)->Range(4 << 10, 256 << 20);
+    for (std::int64_t bytes = 4 << 10; bytes <= 256 << 20; bytes *= 2) add_point(rows, {{"bytes", bytes}});
   }
 }
 

@@ -183,6 +183,21 @@ void copy_bulk_rows(benchmark::State& state) {
 
 const std::vector<std::string> kArgs{"bytes_per_thread", "unroll", "blocks_per_sm", "MiB", "cold_l2", "claim_KiB"};
 
+// A stream row's axes by name.
+Point stream_point(std::int64_t bytes_per_thread, std::int64_t unroll, std::int64_t blocks_per_sm, std::int64_t mib,
+                   std::int64_t cold_l2, std::int64_t claim_kib) {
+  return {{"bytes_per_thread", bytes_per_thread},
+          {"unroll", unroll},
+          {"blocks_per_sm", blocks_per_sm},
+          {"MiB", mib},
+          {"cold_l2", cold_l2},
+          {"claim_KiB", claim_kib}};
+}
+Point bulk_point(std::int64_t stages, std::int64_t chunk_kib, std::int64_t blocks_per_sm, std::int64_t claimed) {
+  return {{"stages", stages}, {"chunk_KiB", chunk_kib}, {"blocks_per_sm", blocks_per_sm},
+          {"MiB", kDramMiB},  {"cold_l2", 1},           {"claimed", claimed}};
+}
+
 // DRAM rows. Quick preset: 16 bytes per thread, 4 loads in flight, 8 blocks of 256 per SM (a full
 // SM) grid-stride; claimed with 8 loads, 16 KiB tiles at 2 blocks per SM (the copies' best on the
 // H100 and H200) and 64 KiB at 4 (the read's); for `read` its neighbours (4 bytes; 1 and 4 blocks
@@ -191,24 +206,28 @@ template <StreamOp Op>
 void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows) {
   Benchmark* rows = family.gpu("Stream/" + name, kArgs, stream_rows<Op>);
   if (family.preset() == Preset::kQuick) {
-    rows->Args({16, 4, 8, kDramMiB, 1, 0})->Args({16, 8, 2, kDramMiB, 1, 16})->Args({16, 8, 4, kDramMiB, 1, 64});
+    for (const Point& point : {stream_point(16, 4, 8, kDramMiB, 1, 0), stream_point(16, 8, 2, kDramMiB, 1, 16),
+                               stream_point(16, 8, 4, kDramMiB, 1, 64)})
+      add_point(rows, point);
     if (is_read)
-      rows->Args({4, 4, 8, kDramMiB, 1, 0})
-          ->Args({16, 4, 1, kDramMiB, 1, 0})
-          ->Args({16, 4, 4, kDramMiB, 1, 0})
-          ->Args({16, 8, 4, kDramMiB, 1, 0});
+      for (const Point& point : {stream_point(4, 4, 8, kDramMiB, 1, 0), stream_point(16, 4, 1, kDramMiB, 1, 0),
+                                 stream_point(16, 4, 4, kDramMiB, 1, 0), stream_point(16, 8, 4, kDramMiB, 1, 0)})
+        add_point(rows, point);
   } else {
     for (std::int64_t width : {4, 8, 16})
       for (std::int64_t unroll : {4, 8})
-        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({width, unroll, per_sm, kDramMiB, 1, 0});
+        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32})
+          add_point(rows, stream_point(width, unroll, per_sm, kDramMiB, 1, 0));
     for (std::int64_t claim_kib : {16, 64})
       for (std::int64_t unroll : {4, 8})
-        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32}) rows->Args({16, unroll, per_sm, kDramMiB, 1, claim_kib});
-    for (std::int64_t per_sm : {2, 4, 8}) rows->Args({16, 4, per_sm, 2 * kDramMiB, 1, 0});  // longer launches
+        for (std::int64_t per_sm : {1, 2, 4, 8, 16, 32})
+          add_point(rows, stream_point(16, unroll, per_sm, kDramMiB, 1, claim_kib));
+    for (std::int64_t per_sm : {2, 4, 8})
+      add_point(rows, stream_point(16, 4, per_sm, 2 * kDramMiB, 1, 0));  // longer launches
   }
   if (hot_rows) {  // L2-sized: cold (from DRAM) against hot (the previous launch's data still in L2)
     Benchmark* l2_rows = family.short_launches(family.gpu("Stream/" + name, kArgs, stream_rows<Op>));
-    for (std::int64_t cold : {1, 0}) l2_rows->Args({16, 4, 8, kL2MiB, cold, 0});
+    for (std::int64_t cold : {1, 0}) add_point(l2_rows, stream_point(16, 4, 8, kL2MiB, cold, 0));
   }
 }
 
@@ -224,17 +243,17 @@ GPUBENCH_FAMILY(Stream) {
       family.gpu("Stream/copy_bulk", {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2", "claimed"},
                  copy_bulk_rows, needs_sm(90, "the TMA bulk copy"));
   if (family.preset() == Preset::kQuick)
-    bulk->Args({4, 32, 1, kDramMiB, 1, 0})->Args({4, 16, 1, kDramMiB, 1, 1})->Args({8, 4, 2, kDramMiB, 1, 1});
+    for (const Point& point : {bulk_point(4, 32, 1, 0), bulk_point(4, 16, 1, 1), bulk_point(8, 4, 2, 1)})
+      add_point(bulk, point);
   else
     for (std::int64_t claimed : {0, 1})
       for (std::int64_t stages : {2, 3, 4, 8})
         for (std::int64_t chunk_kib : {4, 16, 32})
           for (std::int64_t per_sm : {1, 2})
-            if (stages * chunk_kib * per_sm <= 192) bulk->Args({stages, chunk_kib, per_sm, kDramMiB, 1, claimed});
-  family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)->Args({kDramMiB, 1});
-  family.short_launches(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows))
-      ->Args({kL2MiB, 1})
-      ->Args({kL2MiB, 0});
+            if (stages * chunk_kib * per_sm <= 192) add_point(bulk, bulk_point(stages, chunk_kib, per_sm, claimed));
+  add_point(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows), {{"MiB", kDramMiB}, {"cold_l2", 1}});
+  Benchmark* l2_copies = family.short_launches(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows));
+  for (std::int64_t cold : {1, 0}) add_point(l2_copies, {{"MiB", kL2MiB}, {"cold_l2", cold}});
 }
 
 GPUBENCH_COUNTERS(Stream, {"shared_bytes_per_sm", "bytes", CounterKind::kFixed,

@@ -38,7 +38,7 @@ void gather(benchmark::State& state) {
 GPUBENCH_FAMILY(StridedCopy) {
   auto* gather_rows = family.gpu("StridedCopy/Gather", {"stride"}, gather);
   for (std::int64_t stride : family.pick<std::vector<std::int64_t>>({1, 8, 32}, {1, 2, 4, 8, 16, 32}))
-    gather_rows->Arg(stride);
+    add_point(gather_rows, {{"stride", stride}});
 }
 
 }  // namespace

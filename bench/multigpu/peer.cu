@@ -186,12 +186,14 @@ GPUBENCH_FAMILY(Peer) {
   auto* copies = family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows);
   for (std::int64_t peer : peers)
     for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 2048, 8192}))
-      for (std::int64_t direction : {kLocalToPeer, kPeerToLocal, kBothWays}) copies->Args({peer, mib, direction});
+      for (std::int64_t direction : {kLocalToPeer, kPeerToLocal, kBothWays})
+        add_point(copies, {{"peer", peer}, {"MiB", mib}, {"direction", direction}});
   for (const auto& [name, body] : {std::pair{"Peer/read", kernel_rows<kernels::StreamOp::kRead>},
                                    std::pair{"Peer/write", kernel_rows<kernels::StreamOp::kWrite>}}) {
     auto* rows = family.gpu(name, {"peer", "MiB"}, body);
     for (std::int64_t peer : peers)
-      for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 2048})) rows->Args({peer, mib});
+      for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 2048}))
+        add_point(rows, {{"peer", peer}, {"MiB", mib}});
   }
   auto* chases = family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows);
   std::vector<std::int64_t> chase_on = {family.device()};  // the local baseline first
@@ -200,7 +202,7 @@ GPUBENCH_FAMILY(Peer) {
     for (std::int64_t bytes : family.pick<std::vector<std::int64_t>>(
              {std::int64_t{4} << 20, std::int64_t{1} << 30},
              {std::int64_t{1} << 20, std::int64_t{4} << 20, std::int64_t{64} << 20, std::int64_t{1} << 30}))
-      chases->Args({on, bytes});
+      add_point(chases, {{"memory_on", on}, {"bytes", bytes}});
 }
 
 GPUBENCH_COUNTERS(Peer,

@@ -278,10 +278,10 @@ void wgmma_row(benchmark::State& state) {
 
 GPUBENCH_FAMILY(Energy) {
   if (family.preset() != Preset::kFull) return;  // seconds per row: `--gpubench_preset=full --benchmark_filter=Energy`
-  const std::vector<std::vector<std::int64_t>> both{{0}, {1}};  // operands 0: zeros, 1: random data
   const auto rows = [&](const std::string& name, BenchmarkBody body, Requirement requirement = {}) {
     auto* registered = family.gpu("Energy/" + name, {"operands"}, std::move(body), std::move(requirement));
-    for (const auto& args : both) registered->Args(args)->Iterations(20);
+    for (std::int64_t operands : {0, 1}) add_point(registered, {{"operands", operands}});  // 0: zeros, 1: random
+    registered->Iterations(20);
   };
   rows("hfma2", fma_row<__half2>);
   rows("ffma", fma_row<float>);
@@ -290,13 +290,17 @@ GPUBENCH_FAMILY(Energy) {
   rows("wgmma_f16", wgmma_row, only_on_sm(90, "wgmma (sm_90a)"));
   rows("l1_read", l1_read_row);
   rows("dram_copy", copy_row);
-  family.gpu("Energy/normalize", {"operands"}, normalize_row)->Args({1})->Iterations(20);
+  add_point(family.gpu("Energy/normalize", {"operands"}, normalize_row), {{"operands", 1}})->Iterations(20);
   // Reads {operands, width}: both contents at 16 bytes, random data at 4 and 8 for the least-squares split.
   const std::size_t l2_set = std::max<std::size_t>(family.chip().l2_bytes / 4, 1 << 20);
   const auto reads = [&](const std::string& name, BenchmarkBody body) {
     auto* registered = family.gpu("Energy/" + name, {"operands", "width"}, std::move(body));
-    for (std::vector<std::int64_t> args : {std::vector<std::int64_t>{0, 16}, {1, 16}, {1, 8}, {1, 4}})
-      registered->Args(args)->Iterations(20);
+    for (const Point& point : std::vector<Point>{{{"operands", 0}, {"width", 16}},
+                                                 {{"operands", 1}, {"width", 16}},
+                                                 {{"operands", 1}, {"width", 8}},
+                                                 {{"operands", 1}, {"width", 4}}})
+      add_point(registered, point);
+    registered->Iterations(20);
   };
   reads("l2_read", [l2_set](benchmark::State& state) { read_row(state, l2_set, 64); });
   reads("dram_read", [](benchmark::State& state) { read_row(state, std::size_t{2} << 30, 1); });

@@ -73,19 +73,18 @@ GPUBENCH_FAMILY(SharedBankConflict) {
   for (std::int64_t s = 1; s <= kWarpSize; ++s) every_stride.push_back(s);
   const auto word_strides = family.pick<std::vector<std::int64_t>>({1, 2, 3, 4, 8, 16, 32}, every_stride);
   const auto wide_strides = family.pick<std::vector<std::int64_t>>({1, 2, 4}, {1, 2, 3, 4, 5, 8, 16, 32});
-  for (std::int64_t s : word_strides) strides->Args({4, s});
+  for (std::int64_t s : word_strides) add_point(strides, {{"bytes", 4}, {"stride", s}});
   for (std::int64_t bytes : {8, 16})
-    for (std::int64_t s : wide_strides) strides->Args({bytes, s});
+    for (std::int64_t s : wide_strides) add_point(strides, {{"bytes", bytes}, {"stride", s}});
   // A transpose's column read: lane r reads row r of one column.
   const struct {
     const char* name;
     TileLayout layout;
   } layouts[] = {{"naive", TileLayout::kNaive}, {"padded", TileLayout::kPadded}, {"swizzled", TileLayout::kSwizzled}};
   for (const auto& l : layouts)
-    family
-        .gpu(std::string("SharedBankConflict/Transpose/") + l.name, {"column"},
-             [layout = l.layout](benchmark::State& state) { tile_rows(state, layout); })
-        ->Arg(5);
+    add_point(family.gpu(std::string("SharedBankConflict/Transpose/") + l.name, {"column"},
+                         [layout = l.layout](benchmark::State& state) { tile_rows(state, layout); }),
+              {{"column", 5}});
 }
 
 GPUBENCH_COUNTERS(SharedBankConflict,

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 namespace {
@@ -15,7 +17,7 @@ void no_op(benchmark::State& state) {
 TEST(Registry, RowsOfARunOverSeveralGpusNameTheirGpu) {
   const Family family("RegistryProbe", Preset::kQuick, 1, /*several_devices=*/true);
   EXPECT_EQ(family.device(), 1);
-  family.gpu("RegistryProbe/pinned", {"n"}, no_op)->Arg(4);
+  add_point(family.gpu("RegistryProbe/pinned", {"n"}, no_op), {{"n", 4}});
   const Registration gpu_row = registrations().back();
   EXPECT_EQ(gpu_row.name, "RegistryProbe/pinned/gpu:1");
   EXPECT_EQ(gpu_row.family, "RegistryProbe/gpu:1");  // progress counts each GPU's pass apart
@@ -28,6 +30,27 @@ TEST(Registry, RowsOfARunOverSeveralGpusNameTheirGpu) {
   family.cpu("RegistryProbe/host", {}, no_op);  // host rows run once: no GPU in the name
   EXPECT_EQ(registrations().back().name, "RegistryProbe/host");
   EXPECT_EQ(registrations().back().device, -1);
+}
+
+TEST(Registry, PointsNameTheirAxesInAnyOrderAndMissingOrUnknownAxesFail) {
+  const Family family("RegistryAxes", Preset::kQuick);
+  Benchmark* rows = family.gpu("RegistryAxes/rows", {"bytes", "stride"}, no_op);
+  add_point(rows, {{"stride", 128}, {"bytes", 4096}});                 // lands as bytes:4096/stride:128
+  EXPECT_THROW(add_point(rows, {{"bytes", 4096}}), std::logic_error);  // no stride
+  EXPECT_THROW(add_point(rows, {{"bytes", 1}, {"stride", 2}, {"width", 4}}), std::logic_error);  // no width
+  try {
+    add_point(rows, {{"byte", 4096}, {"stride", 128}});
+    FAIL() << "a misspelt axis must throw";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'bytes'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Registry, ProductOrdersItsPointsAsGoogleBenchmarksArgsProduct) {
+  const std::vector<Point> points = product({{"ilp", {1, 4}}, {"warps", {8, 32}}});
+  const std::vector<Point> expected = {
+      {{"ilp", 1}, {"warps", 8}}, {{"ilp", 4}, {"warps", 8}}, {{"ilp", 1}, {"warps", 32}}, {{"ilp", 4}, {"warps", 32}}};
+  EXPECT_EQ(points, expected);  // the first axis fastest
 }
 
 TEST(Registry, OneGpuRunsKeepPlainNamesAndTheSessionsGpu) {
