@@ -2,7 +2,8 @@
 """A stand-in for gpubench on a GPU, for tests on a machine without one (the fleet recipe under Slurm, the
 verdict's second measurement): it writes what gpubench writes there, the run's JSON (a committed GPU run,
 $STANDIN_RUN, .json or .json.gz; only the rows --benchmark_filter selects) at --benchmark_out and its cards at
---gpubench_card (made by card.py, one per GPU and one for the host)."""
+--gpubench_card (made by card.py, one per GPU and one for the host); with --gpubench_verdict, card.py's check
+and gpubench's exit status for it (the second measurement aside)."""
 import gzip
 import json
 import os
@@ -34,8 +35,13 @@ def main():
     else:
         shutil.copyfile(run, out)
     if card and card != "none":
-        subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "card.py"), out, "--out", card], check=True,
-                       capture_output=True)
+        check = ["--check"] if "--gpubench_verdict" in sys.argv else []
+        done = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "card.py"), out, "--out", card, *check],
+                              capture_output=True, text=True)
+        if check:  # the verdict's lines and exit status, as gpubench --gpubench_verdict gives them
+            sys.stderr.write(done.stderr)
+            return {0: 0, 1: 5, 4: 6, 3: 7}.get(done.returncode, 4)
+        done.check_returncode()
     return 0
 
 

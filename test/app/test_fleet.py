@@ -240,6 +240,36 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         self.assertIn("1 node(s), 2 GPU(s)", text)
         self.assertIn(f"| {self.host} | 1 NVIDIA H200 |", text)
 
+    def node_state(self):
+        done = subprocess.run(["sinfo", "-h", "-n", self.host, "-o", "%T|%E"], env=self.env, capture_output=True,
+                              text=True)
+        return done.stdout.strip()
+
+    def test_the_node_check_drains_an_abnormal_gpu_and_keeps_a_normal_one(self):
+        normal = os.path.join(CALIBRATION, "h100a-1.json.gz")
+        with gzip.open(normal, "rt") as f:
+            slow = json.load(f)
+        for row in slow["benchmarks"]:
+            if row["name"].startswith("Stream/read/") and "bytes_per_second" in row:
+                row["bytes_per_second"] *= 0.9
+        slow_path = os.path.join(self.tmp, "slow.json")
+        with open(slow_path, "w") as f:
+            json.dump(slow, f)
+        check = os.path.join(ROOT, "analysis", "node_check.sh")
+        kept = subprocess.run([check], env=dict(self.env, GPUBENCH=STANDIN, STANDIN_RUN=normal), capture_output=True,
+                              text=True, timeout=120)
+        self.assertEqual(kept.returncode, 0, kept.stdout + kept.stderr)
+        self.assertIn("normal:", kept.stdout)
+        self.assertTrue(self.node_state().startswith("idle"), self.node_state())
+        drained = subprocess.run([check], env=dict(self.env, GPUBENCH=STANDIN, STANDIN_RUN=slow_path),
+                                 capture_output=True, text=True, timeout=120)
+        self.assertEqual(drained.returncode, 5, drained.stdout + drained.stderr)
+        state = self.node_state()
+        subprocess.run(["scontrol", "update", f"NodeName={self.host}", "State=RESUME"], env=self.env, capture_output=True)
+        self.assertTrue(state.startswith("drain"), state)
+        self.assertIn("gpubench: NVIDIA H100 80GB HBM3: abnormal: ", state)
+        self.assertIn("stream read (DRAM) rate", state)
+
     def test_the_recipe_says_why_when_gpubench_is_missing(self):
         fleet = os.path.join(self.tmp, "fleet")
         env = dict(self.env, GPUBENCH=os.path.join(self.tmp, "no-such-gpubench"), GPUBENCH_ROOT=self.tmp,

@@ -46,6 +46,7 @@ class InstalledTree(unittest.TestCase):
     def test_the_installed_recipe_is_there_and_finds_the_installed_binary(self):
         recipe = os.path.join(self.analysis, "fleet.sbatch")
         self.assertTrue(os.access(recipe, os.X_OK))
+        self.assertTrue(os.access(os.path.join(self.analysis, "node_check.sh"), os.X_OK))
         self.assertTrue(os.access(os.path.join(self.prefix, "bin", "gpubench"), os.X_OK))
         self.assertEqual(subprocess.run(["bash", "-n", recipe]).returncode, 0)
 
