@@ -71,7 +71,11 @@ std::string row_block(const std::string& function_name, const std::string& args,
   }
   return "{\"registered\": " + json_quote(registered) + ", \"family\": " + json_quote(family) + ", \"args\": {" +
          fields + "}, \"gpu\": " + (gpu >= 0 ? std::to_string(gpu) : std::string("null")) +
-         (wall_s >= 0 ? ", \"wall_s\": " + wall_text(wall_s) : std::string()) + results_field(counters) + "}";
+         (wall_s >= 0 ? ", \"wall_s\": " + wall_text(wall_s) : std::string()) +
+         (registration != nullptr && !registration->requirement.rule.empty()
+              ? ", \"requirement\": " + json_quote(registration->requirement.rule)
+              : std::string()) +
+         results_field(counters) + "}";
 }
 
 bool JsonReport::ReportContext(const Context& context) {

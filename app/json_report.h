@@ -25,6 +25,7 @@ class JsonReport : public benchmark::JSONReporter {
 // and, where given, "wall_s": the seconds since the previous row was reported (its setup, trials,
 // counters and checks: what the row costs a run). `function_name` and `args` are Google Benchmark's
 // (BenchmarkName's fields).
+// "requirement": what the chip must have to run the row (Requirement::rule), where it needs something.
 // `counters`: the row's counter names; its result quantities (catalog role "result") go in as "results":
 // {name: "higher"|"lower"}, or {"time": "lower"} for a row that measured none (its time is its result).
 std::string row_block(const std::string& function_name, const std::string& args, double wall_s = -1.0,

@@ -184,17 +184,55 @@ Benchmark* register_gpu_benchmark(const std::string& name, const std::vector<std
 }
 
 Requirement needs_sm(int sm, std::string what) {
-  return [sm, what = std::move(what)](const ChipShape& chip) -> std::optional<std::string> {
-    if (chip.sm() >= sm) return std::nullopt;
-    return what + " needs sm_" + std::to_string(sm) + " or newer; this GPU is sm_" + std::to_string(chip.sm());
-  };
+  return {"sm>=" + std::to_string(sm),
+          [sm, what = std::move(what)](const ChipShape& chip) -> std::optional<std::string> {
+            if (chip.sm() >= sm) return std::nullopt;
+            return what + " needs sm_" + std::to_string(sm) + " or newer; this GPU is sm_" + std::to_string(chip.sm());
+          }};
 }
 
 Requirement only_on_sm(int sm, std::string what) {
-  return [sm, what = std::move(what)](const ChipShape& chip) -> std::optional<std::string> {
-    if (chip.sm() == sm) return std::nullopt;
-    return what + " is sm_" + std::to_string(sm) + "'s only; this GPU is sm_" + std::to_string(chip.sm());
-  };
+  return {"sm==" + std::to_string(sm),
+          [sm, what = std::move(what)](const ChipShape& chip) -> std::optional<std::string> {
+            if (chip.sm() == sm) return std::nullopt;
+            return what + " is sm_" + std::to_string(sm) + "'s only; this GPU is sm_" + std::to_string(chip.sm());
+          }};
+}
+
+Requirement not_on_major(int major, std::string why) {
+  return {"major!=" + std::to_string(major),
+          [major, why = std::move(why)](const ChipShape& chip) -> std::optional<std::string> {
+            if (chip.major != major) return std::nullopt;
+            return why;
+          }};
+}
+
+Requirement both(Requirement a, Requirement b) {
+  return {a.rule + "," + b.rule, [a, b](const ChipShape& chip) -> std::optional<std::string> {
+            if (std::optional<std::string> why = a(chip)) return why;
+            return b(chip);
+          }};
+}
+
+bool rule_admits(const std::string& rule, const ChipShape& chip) {
+  std::size_t start = 0;
+  while (start < rule.size()) {
+    const std::size_t comma = rule.find(',', start);
+    const std::string clause = rule.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t op = clause.find_first_of("<>=!");
+    if (op == std::string::npos || op + 2 > clause.size())
+      throw std::invalid_argument("requirement rule: bad clause '" + clause + "'");
+    const std::string subject = clause.substr(0, op), relation = clause.substr(op, 2);
+    if ((subject != "sm" && subject != "major") || (relation != ">=" && relation != "==" && relation != "!="))
+      throw std::invalid_argument("requirement rule: bad clause '" + clause + "'");
+    const int value = std::stoi(clause.substr(op + 2));
+    const int actual = subject == "sm" ? chip.sm() : chip.major;
+    const bool holds = relation == ">=" ? actual >= value : relation == "==" ? actual == value : actual != value;
+    if (!holds) return false;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return true;
 }
 
 Benchmark* add_point(Benchmark* rows, const Point& point) {

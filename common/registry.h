@@ -24,14 +24,27 @@ using Benchmark =
 
 using BenchmarkBody = std::function<void(benchmark::State&)>;
 
-// Why a chip cannot run a row (an instruction or unit its architecture lacks), or nothing. Decided from
-// the chip's facts alone, before the body runs, so a plan for a chip (--gpubench_plan) gives the same
-// reason a run on it would.
-using Requirement = std::function<std::optional<std::string>(const ChipShape&)>;
-// "<what> needs sm_<sm> or newer; this GPU is sm_<its>".
+// What a chip must have to run a row (an instruction or unit its architecture lacks), decided from the
+// chip's facts alone, before the body runs, so a plan for a chip (--gpubench_plan) gives the same reason a
+// run on it would. `rule` says it as data, written into every row of the JSON ("requirement"): clauses
+// joined by ",", each "sm>=N", "sm==N" or "major!=N" (all must hold), which the chip-plan test reads.
+struct Requirement {
+  std::string rule;
+  std::function<std::optional<std::string>(const ChipShape&)> why_not;  // the reason, or nothing when it runs
+  explicit operator bool() const { return static_cast<bool>(why_not); }
+  std::optional<std::string> operator()(const ChipShape& chip) const { return why_not(chip); }
+};
+// "<what> needs sm_<sm> or newer; this GPU is sm_<its>"; rule "sm>=<sm>".
 Requirement needs_sm(int sm, std::string what);
-// "<what> is sm_<sm>'s only; this GPU is sm_<its>" (architecture-specific instructions: wgmma is sm_90a's).
+// "<what> is sm_<sm>'s only; this GPU is sm_<its>" (architecture-specific instructions: wgmma is sm_90a's);
+// rule "sm==<sm>".
 Requirement only_on_sm(int sm, std::string what);
+// `why` on a chip of compute capability <major>.x; rule "major!=<major>".
+Requirement not_on_major(int major, std::string why);
+// Both must hold (the first's reason first); rule "<a>,<b>".
+Requirement both(Requirement a, Requirement b);
+// Whether `rule` admits `chip` (what the JSON's "requirement" says, evaluated as the chip-plan test does).
+bool rule_admits(const std::string& rule, const ChipShape& chip);
 
 // Plan mode (--gpubench_plan): rows run on nothing; each says why `chip` could not run it, or that it
 // would. nullptr: a real run.

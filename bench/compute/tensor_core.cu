@@ -239,12 +239,10 @@ Point wgmma_point(std::int64_t n, std::int64_t warpgroups, std::int64_t operands
 
 // mma.sync of a shape: the architecture has it, and runs it on the tensor cores.
 Requirement mma_requirement(const TensorShape& shape) {
-  return [shape](const ChipShape& chip) -> std::optional<std::string> {
-    if (chip.sm() < shape.min_sm)
-      return std::string("mma.sync ") + shape.name + " needs sm_" + std::to_string(shape.min_sm) +
-             " or newer; this GPU is " + sm_name(chip.major, chip.minor);
-    return emulated_reason(shape, chip.major);
-  };
+  Requirement has = needs_sm(shape.min_sm, std::string("mma.sync ") + shape.name);
+  if (const std::optional<std::string> emulated = emulated_reason(shape, 9))
+    return both(has, not_on_major(9, *emulated));
+  return has;
 }
 
 GPUBENCH_FAMILY(TensorCore) {

@@ -8,6 +8,7 @@ skips with a reason naming it, and the card's rules run on a synthetic run of it
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,10 +28,10 @@ H100_SUITE = os.path.join(HERE, "..", "fixtures", "h100-suite.json")
 KIB, MIB = 1024, 1024 * 1024
 
 # Rows that need an architecture (first sm that has them, or the only one), by registered-name prefix.
-NEEDS = (("Cluster/", 90, None), ("AsyncCopy/tma", 90, None), ("AsyncCopy/bulk", 90, None),
-         ("AsyncCopy/mbarrier", 90, None), ("Stream/copy_bulk", 90, None), ("TensorCore/wgmma", None, 90),
-         ("AsyncCopy/copy_latency_cp_async", 80, None), ("AsyncCopy/copy_bandwidth_cp_async", 80, None),
-         ("TensorCore/mma_sync_bf16", 80, None), ("TensorCore/mma_sync_tf32", 80, None))
+# Rows that need something of the architecture say so in the JSON ("requirement", written by the binary from
+# the registration's Requirement); these must carry one, so that a registration that lost it fails here.
+MUST_REQUIRE = ("Cluster/", "AsyncCopy/tma", "AsyncCopy/bulk", "AsyncCopy/mbarrier", "Stream/copy_bulk",
+                "TensorCore/wgmma", "AsyncCopy/copy_latency_cp_async", "TensorCore/mma_sync_bf16")
 
 
 def chips():
@@ -59,6 +60,22 @@ def rows_of(run):
             reason = None
         rows.append((row.registered, row.args, reason))
     return rows
+
+
+def requirements_of(run):
+    """{registered name: rule} of the rows that need something of the architecture."""
+    return {report_model.Row(raw).registered: raw["gpubench"]["requirement"] for raw in run["benchmarks"]
+            if "requirement" in raw.get("gpubench", {})}
+
+
+def admits(rule, sm):
+    """Whether a requirement rule ("sm>=90", "sm==90", "major!=9", joined by ",") admits a chip of sm_<sm>."""
+    for clause in rule.split(","):
+        subject, relation, value = re.fullmatch(r"(sm|major)(>=|==|!=)(\d+)", clause).groups()
+        actual = sm if subject == "sm" else sm // 10
+        if not {">=": actual >= int(value), "==": actual == int(value), "!=": actual != int(value)}[relation]:
+            return False
+    return True
 
 
 def facts(run):
@@ -97,11 +114,6 @@ def edges(rows, f):
     return found
 
 
-def expected_skip(registered, sm):
-    for prefix, first, only in NEEDS:
-        if registered.startswith(prefix):
-            return (first is not None and sm < first) or (only is not None and sm != only)
-    return False
 
 
 def synthetic_run(run):
@@ -157,10 +169,15 @@ class ChipPlans(unittest.TestCase):
     def test_rows_the_architecture_lacks_skip_naming_it(self):
         for chip, run in self.plans.items():
             sm = facts(run)["sm"]
+            needs = requirements_of(run)
             for registered, args, why in rows_of(run):
                 with self.subTest(chip=chip, row=registered):
-                    if expected_skip(registered, sm):
-                        self.assertIsNotNone(why, "runs on a chip without it")
+                    if any(registered.startswith(prefix) for prefix in MUST_REQUIRE):
+                        self.assertIn(registered, needs, "needs something of the architecture and says nothing")
+                    # The binary's decision on this chip is what its emitted rule says.
+                    self.assertEqual(why is not None, registered in needs and not admits(needs[registered], sm),
+                                     f"rule {needs.get(registered)!r}, reason {why!r}")
+                    if why is not None and not why.startswith("Hopper"):
                         self.assertIn(f"this GPU is sm_{sm}", why)
                     if why is not None:  # nothing else skips in a plan: the architecture, by name
                         self.assertTrue(f"sm_{sm}" in why or (sm == 90 and why.startswith("Hopper")), why)

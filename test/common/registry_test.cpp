@@ -53,6 +53,29 @@ TEST(Registry, ProductOrdersItsPointsAsGoogleBenchmarksArgsProduct) {
   EXPECT_EQ(points, expected);  // the first axis fastest
 }
 
+ChipShape sm(int major, int minor) {
+  ChipShape chip;
+  chip.major = major;
+  chip.minor = minor;
+  return chip;
+}
+
+TEST(Registry, ARequirementsRuleSaysWhatItsCheckDecides) {
+  const std::vector<Requirement> requirements = {
+      needs_sm(80, "cp.async"), only_on_sm(90, "wgmma"),
+      both(needs_sm(89, "mma.sync e4m3"), not_on_major(9, "Hopper has no FP8 mma.sync"))};
+  EXPECT_EQ(requirements[0].rule, "sm>=80");
+  EXPECT_EQ(requirements[1].rule, "sm==90");
+  EXPECT_EQ(requirements[2].rule, "sm>=89,major!=9");
+  for (const Requirement& requirement : requirements)
+    for (const ChipShape& chip : {sm(7, 0), sm(8, 0), sm(8, 9), sm(9, 0), sm(10, 0), sm(12, 0)})
+      EXPECT_EQ(rule_admits(requirement.rule, chip), !requirement(chip).has_value())
+          << requirement.rule << " on sm_" << chip.sm();
+  EXPECT_EQ(*requirements[2](sm(9, 0)), "Hopper has no FP8 mma.sync");
+  EXPECT_NE(requirements[2](sm(8, 0))->find("needs sm_89"), std::string::npos);
+  EXPECT_THROW(rule_admits("sm>>1", sm(9, 0)), std::invalid_argument);
+}
+
 TEST(Registry, OneGpuRunsKeepPlainNamesAndTheSessionsGpu) {
   const Family family("RegistryPlain", Preset::kFull, 3);
   EXPECT_EQ(family.device(), 3);
