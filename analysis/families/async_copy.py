@@ -3,6 +3,7 @@ from L2 and from DRAM, with the mbarrier round trip every TMA step pays set apar
 byte of tile; and the bandwidth each path reaches (docs/experiments/async_copy.md)."""
 from analysis import values
 from analysis.values import Value, size_text
+from analysis.physics import cases, one
 
 FAMILIES = ("AsyncCopy",)
 ORDER = 16
@@ -114,3 +115,59 @@ def cp_async_values(report):
 def card(report):
     yield from tma_values(report)
     yield from cp_async_values(report)
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_data_movers(rows):
+    """Another block's shared memory is 3-20x farther than the block's own and slower to stream; a TMA or
+    bulk step costs at least a plain load of the same line (90%), more from DRAM than from L2 and more for
+    a bigger tile (within 2%); a cp.async step at least a load and store through registers (95%); no
+    DRAM-sized row moves more than the theoretical bandwidth (2% for timing noise)."""
+    results = []
+    local = one(rows, "Cluster/smem_latency")
+    for remote in cases(rows, "Cluster/dsmem_latency"):
+        if local and remote.args.get("rank", 0) > 0:
+            ratio = remote["cycles_per_load"] / local["cycles_per_load"]
+            results.append((remote.name + " farther than own", 3 <= ratio <= 20, f"{ratio:.1f}x ld.shared"))
+    for remote in cases(rows, "Cluster/dsmem_bandwidth"):
+        own = one(rows, "Cluster/dsmem_bandwidth", cluster=1, width=remote.args["width"], write=remote.args["write"])
+        if own and remote.args["cluster"] > 1:
+            results.append((remote.name + " below own", remote["bytes_per_clock_per_block"] < own["bytes_per_clock_per_block"],
+                            f"{remote['bytes_per_clock_per_block']:.1f} vs {own['bytes_per_clock_per_block']:.1f} B/clk"))
+    for step in ("tma_latency", "bulk_latency"):
+        by_set = {}
+        for row in cases(rows, f"AsyncCopy/{step}"):
+            by_set.setdefault(row.args["bytes"], []).append(row)
+            load = one(rows, "AsyncCopy/load_to_use_latency", bytes=row.args["bytes"])
+            if load and row.args["tile"] == 128:
+                results.append((row.name + " not faster than a load", row["cycles_per_load"] >= 0.9 * load["cycles_per_load"],
+                                f"{row['cycles_per_load']:.0f} vs {load['cycles_per_load']:.0f} cycles"))
+        for tiles in by_set.values():
+            tiles.sort(key=lambda r: r.args["tile"])
+            for small, big in zip(tiles, tiles[1:]):
+                results.append((big.name + " no cheaper than a smaller tile",
+                                big["cycles_per_load"] >= 0.98 * small["cycles_per_load"],
+                                f"{big['cycles_per_load']:.0f} vs {small['cycles_per_load']:.0f} cycles"))
+        if len(by_set) > 1:
+            near, far = min(by_set), max(by_set)
+            for row in by_set[far]:
+                same = [r for r in by_set[near] if r.args["tile"] == row.args["tile"]]
+                if same:
+                    results.append((row.name + " DRAM above L2", row["cycles_per_load"] > same[0]["cycles_per_load"],
+                                    f"{row['cycles_per_load']:.0f} vs {same[0]['cycles_per_load']:.0f} cycles"))
+    for via, reference in (("cp_async_ca", "ld_st_ca"), ("cp_async_cg", "ld_st_cg")):
+        for row in cases(rows, f"AsyncCopy/copy_latency_{via}"):
+            plain = one(rows, f"AsyncCopy/copy_latency_{reference}", bytes=row.args["bytes"], width=row.args["width"])
+            if plain:
+                results.append((row.name + " not faster than load + store", row["cycles_per_copy"] >= 0.95 * plain["cycles_per_copy"],
+                                f"{row['cycles_per_copy']:.0f} vs {plain['cycles_per_copy']:.0f} cycles"))
+    for row in rows.values():
+        if row.registered.startswith("AsyncCopy/") and "fraction_of_peak" in row:
+            results.append((row.name + " under the DRAM peak", row["fraction_of_peak"] <= 1.02, f"{row['fraction_of_peak']:.3f}"))
+    return results
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_data_movers(rows)

@@ -84,3 +84,27 @@ def card(report):
                     level["bytes_per_clock_per_sm"], "B/clk/SM", source, text)
     if not found:
         yield Value.missing("bandwidth.levels", SECTION, "L1 / L2 / DRAM read bandwidth by working set", "B/s")
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_cache_bandwidth(report):
+    """The bandwidth staircase: L1 > L2 > DRAM, and L1 at least half the load path's 128 bytes/clock/SM."""
+    found = {KEYS[level["name"]]: level for level in plateaus(report)}
+    if not {"l1", "l2", "dram"} <= found.keys():
+        return []
+    l1, l2, dram = (found[n]["bytes_per_second"] for n in ("l1", "l2", "dram"))
+    per_sm = found["l1"]["bytes_per_clock_per_sm"]
+    results = [("CacheBandwidth L1 > L2 > DRAM", l1 > 1.2 * l2 > 1.44 * dram,
+                f"{l1 / 1e12:.2f} > {l2 / 1e12:.2f} > {dram / 1e12:.2f} TB/s"),
+               ("CacheBandwidth L1 bytes per clock per SM", 64 <= per_sm <= 128, f"{per_sm:.1f} (load path: 128)")]
+    if "l2_shared" in found:  # one set all SMs share: requests merge before the slices, so at least as fast
+        shared = found["l2_shared"]["bytes_per_second"]
+        results.append(("CacheBandwidth L2 shared set >= private", shared >= 0.95 * l2,
+                        f"{shared / 1e12:.2f} vs {l2 / 1e12:.2f} TB/s"))
+    return results
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_cache_bandwidth(report)

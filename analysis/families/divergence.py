@@ -1,5 +1,6 @@
 """Divergence: how many times longer a warp takes when its lanes take N paths (docs/experiments/divergence.md)."""
 from analysis.values import Value
+from analysis.physics import cases
 
 FAMILIES = ("Divergence",)
 ORDER = 40
@@ -17,3 +18,21 @@ def card(report):
         yield Value(f"divergence.slowdown_{count}", SECTION, label, float(row["slowdown"]), "x", row.short_name,
                     f"{float(row['slowdown']):.2f}x the converged warp, {float(row['cycles_per_path']):.0f} cycles per path",
                     better="exact")  # N paths cost N times one: off either way is a fault
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_divergence(rows):
+    """N distinct paths in one warp serialize: slowdown ~ N (here within 30%)."""
+    results = []
+    for counters in sorted(cases(rows, "Divergence/Paths"), key=lambda c: c.name):
+        name, paths = counters.name, int(counters.args["paths"])
+        slowdown = counters["slowdown"]
+        ok = 0.7 * paths <= slowdown <= 1.3 * paths
+        results.append((name, ok, f"slowdown {slowdown:.3f}, expected {paths} +-30%"))
+    return results
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_divergence(rows)

@@ -4,6 +4,7 @@ a least-squares split of a read's energy into a part per load and a part per bit
 move the same bits in 4x, 2x, 1x the loads). docs/experiments/energy.md. Full preset only."""
 from analysis import values
 from analysis.values import Value
+from analysis.physics import one
 
 FAMILIES = ("Energy",)
 ORDER = 85
@@ -78,3 +79,44 @@ def card(report):
         yield Value("energy.baseline", SECTION, "baseline power", baseline.value("active_idle_power_w"), "W",
                     baseline.short_name, f"idle {baseline.value('idle_power_w'):.0f} W, active-idle (every SM resident, "
                     f"asleep) {baseline.value('active_idle_power_w'):.0f} W, subtracted")
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_energy(rows):
+    """Energy per unit is positive; random data costs at least zeros (2% noise); more work costs more: FP64
+    more per FLOP than FP32, FP32 more than the FP16 tensor core, a DRAM bit more than an L2 bit, an L2 bit more
+    than an L1 bit, and the same bits in 4-byte loads at least what they cost in 16-byte loads."""
+    results = []
+    for row in rows.values():
+        if not row.registered.startswith("Energy/"):
+            continue
+        metric = "pj_per_flop" if "pj_per_flop" in row else "pj_per_bit"
+        if metric not in row:
+            continue
+        results.append((row.name + " positive", row[metric] > 0, f"{row[metric]:.3f} pJ"))
+        if row.args.get("operands") == 1:
+            same = {k: v for k, v in row.args.items() if k != "operands"}
+            zero = one(rows, row.registered, operands=0, **same)
+            if zero:
+                results.append((row.name + " random >= zero", row[metric] >= 0.98 * zero[metric],
+                                f"{row[metric]:.3f} vs {zero[metric]:.3f} pJ"))
+    wide = {"operands": 1, "width": 16}
+    for high, low, metric, high_args, low_args in (
+            ("Energy/dfma", "Energy/ffma", "pj_per_flop", {"operands": 1}, {"operands": 1}),
+            ("Energy/ffma", "Energy/wgmma_f16", "pj_per_flop", {"operands": 1}, {"operands": 1}),
+            ("Energy/ffma", "Energy/mma_sync_f16", "pj_per_flop", {"operands": 1}, {"operands": 1}),
+            ("Energy/dram_read", "Energy/l2_read", "pj_per_bit", wide, wide),
+            ("Energy/l2_read", "Energy/l1_read", "pj_per_bit", wide, {"operands": 1}),
+            ("Energy/l2_read", "Energy/l2_read", "pj_per_bit", {"operands": 1, "width": 4}, wide),
+            ("Energy/dram_read", "Energy/dram_read", "pj_per_bit", {"operands": 1, "width": 4}, wide)):
+        a, b = one(rows, high, **high_args), one(rows, low, **low_args)
+        if a and b and metric in a and metric in b:
+            results.append((f"{a.name} above {b.name}", a[metric] > 0.98 * b[metric],
+                            f"{a[metric]:.3f} vs {b[metric]:.3f} pJ"))
+    return results
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_energy(rows)

@@ -2,6 +2,7 @@
 latency Little's law implies (docs/experiments/load_ilp.md)."""
 from analysis.families import pointer_chase
 from analysis.values import Value, mean_rows
+from analysis.physics import one
 
 FAMILIES = ("LoadILP",)
 ORDER = 61
@@ -27,3 +28,20 @@ def card(report):
         text += f"; the dependent chase's DRAM load-to-use latency: {dram['ns']:.0f} ns"
     yield Value("mlp.juggler.littles_law_ns", SECTION, "streaming load latency (Little's law)", latency, "ns",
                 "LoadILP/scalar/loads:1/warps:1", text)
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_load_ilp(rows):
+    """One warp: 16 independent loads in flight move at least 4x the bytes of one (Little's law)."""
+    single = one(rows, "LoadILP/scalar", loads=1, warps=1).get("bytes_per_second")
+    sixteen = one(rows, "LoadILP/scalar", loads=16, warps=1).get("bytes_per_second")
+    if not single or not sixteen:
+        return []
+    return [("LoadILP 16 loads against 1", sixteen >= 4 * single, f"{sixteen / single:.1f}x ({single / 1e9:.2f} -> "
+                                                                  f"{sixteen / 1e9:.2f} GB/s)")]
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_load_ilp(rows)

@@ -25,3 +25,21 @@ def card(report):
     else:
         yield Value.missing("mlp.gpu.fraction_of_stream", SECTION, "GPU chases against the read-only stream",
                             "of the stream")
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_memory_parallelism(report):
+    """Enough chains in flight reach at least 80% of what the read-only stream moves (Little's law)."""
+    _, best = whole_gpu(report)
+    reference, label = stream.reference(report)  # as the card reads it
+    if not best or not reference:
+        return []
+    rate = best["bytes_per_second"]
+    return [(f"MemoryParallelism reaches the {label}", rate >= 0.8 * reference,
+             f"{rate / 1e12:.2f} TB/s ({best['run_name']}) = {rate / reference:.1%} of {reference / 1e12:.2f} TB/s")]
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_memory_parallelism(report)

@@ -2,6 +2,7 @@
 against the same FFMAs with the sources spread, one warp, no operand reuse
 (docs/experiments/register_bank_conflict.md)."""
 from analysis.values import Value
+from analysis.physics import one
 
 FAMILIES = ("RegisterBankConflict",)
 ORDER = 31
@@ -45,3 +46,22 @@ def card(report):
         text += f"; sources in even registers {even:.2f}, {bank_reading(cost_one, even - spread)}"
         source += f", {rows['even'].short_name}"
     yield Value("compute.register_bank.conflict_cycles", SECTION, label, cost_one, "cycles per FFMA", source, text)
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_register_banks(rows):
+    """No operand reuse: an FFMA reads its three sources from two banks, so it takes at least ~2 cycles
+    (one warp); with its sources in one bank it takes longer still."""
+    one_bank = one(rows, "RegisterBankConflict/ffma_one_bank", threads=32).get("cycles_per_fma")
+    spread = one(rows, "RegisterBankConflict/ffma_spread", threads=32).get("cycles_per_fma")
+    if not one_bank or not spread:
+        return []
+    return [("RegisterBankConflict spread FFMA without reuse", 1.7 <= spread <= 3.0, f"{spread:.2f} cycles per FFMA"),
+            ("RegisterBankConflict one bank slower than spread", one_bank >= spread + 0.2,
+             f"{one_bank:.2f} vs {spread:.2f} cycles per FFMA")]
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_register_banks(rows)

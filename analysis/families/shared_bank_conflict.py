@@ -3,6 +3,7 @@ transpose tile layouts (docs/experiments/shared_bank_conflict.md)."""
 import statistics
 
 from analysis.values import Value
+from analysis.physics import one
 
 FAMILIES = ("SharedBankConflict",)
 LEGACY = ("SharedBankConflict/Ways",)  # runs from before the stride sweep (read for them, no longer registered)
@@ -48,3 +49,31 @@ def card(report):
         yield Value("shared.transpose_column_read", SECTION, "tile column read (transpose)", tiles.get("naive"),
                     "cycles per warp load", "SharedBankConflict/Transpose",
                     ", ".join(f"{name} {cycles:.2f}" for name, cycles in sorted(tiles.items())) + " cycles per warp load")
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_bank_conflicts(rows):
+    """Every access pattern takes the wavefronts the bank model predicts (CUPTI, within 1%), and with the
+    pipe saturated a load costs about its wavefronts: cycles per load ~ wavefronts x the conflict-free cost."""
+    results = []
+    base = one(rows, "SharedBankConflict/Stride", bytes=4, stride=1).get("cycles_per_load")
+    for counters in sorted(rows.values(), key=lambda c: c.name):
+        if not counters.registered.startswith("SharedBankConflict/") or "predicted_wavefronts" not in counters:
+            continue
+        name = counters.name
+        predicted = counters["predicted_wavefronts"]
+        if "wavefronts_per_load" in counters:
+            got = counters["wavefronts_per_load"]
+            results.append((name + " wavefronts", abs(got - predicted) <= 0.01 * predicted,
+                            f"{got:.3f} wavefronts per load, predicted {predicted:.0f}"))
+        if base and predicted >= 2:
+            ratio = counters["cycles_per_load"] / base
+            results.append((name + " cycles", 0.5 * predicted <= ratio <= 1.5 * predicted,
+                            f"{ratio:.2f}x the conflict-free cycles per load, expected ~{predicted:.0f}x"))
+    return results
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_bank_conflicts(rows)

@@ -1,6 +1,7 @@
 """Stream: DRAM bandwidth of read, write, copy, scale, triad, the TMA's bulk copy and cudaMemcpyAsync,
 each against the theoretical bandwidth and the copies against cudaMemcpy (docs/experiments/stream.md)."""
 from analysis.values import Value
+from analysis.physics import cases
 
 FAMILIES = ("Stream", "StreamCopy")
 LEGACY = ("StreamCopy",)  # runs from before the Stream family (read for them, no longer registered)
@@ -82,3 +83,39 @@ def card(report):
                         f"stream {op}: claimed tiles against grid-stride", gain, "x", f"Stream/{op} (claim_KiB 0 and > 0)",
                         f"best claimed {by_schedule[True] / 1e12:.2f} against best grid-stride "
                         f"{by_schedule[False] / 1e12:.2f} TB/s ({gain - 1:+.1%})")
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def dram_stream_rows(rows, op):
+    """The Stream/<op> rows far beyond L2 (dram_sized: within 4x of the largest set)."""
+    ops = [(c.name, c) for c in cases(rows, f"Stream/{op}") if "working_set_bytes" in c]
+    return dict(dram_sized(ops, lambda item: item[1]["working_set_bytes"]))
+
+
+def check_stream(rows):
+    """Streams far beyond L2 move each byte once through DRAM; the read reaches a good share of the
+    theoretical bandwidth (80% here, a wide margin) and the copy kernel is close to cudaMemcpy (within 10%)."""
+    results = []
+    for op in ("read", "write", "copy", "scale", "triad"):
+        for name, counters in sorted(dram_stream_rows(rows, op).items()):
+            for direction in ("read", "write"):
+                key = f"dram_{direction}_normalized"
+                if key in counters:
+                    ok = 0.95 <= counters[key] <= 1.05
+                    results.append((f"{name} DRAM {direction}", ok, f"{counters[key]:.3f} x the ideal bytes"))
+    reads = dram_stream_rows(rows, "read")
+    if reads:
+        best = max(c.get("fraction_of_peak", 0) for c in reads.values())
+        results.append(("Stream/read best fraction of peak", 0.8 <= best <= 1.0, f"{best:.3f} of theoretical"))
+    copy = max((c["bytes_per_second"] for c in dram_stream_rows(rows, "copy").values()), default=None)
+    memcpy = max((c["bytes_per_second"] for c in dram_stream_rows(rows, "memcpy").values()), default=None)
+    if copy and memcpy:
+        results.append(("Stream/copy against Stream/memcpy", 0.9 <= copy / memcpy <= 1.1,
+                        f"{copy / 1e12:.2f} vs {memcpy / 1e12:.2f} TB/s ({copy / memcpy:.1%})"))
+    return results
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_stream(rows)

@@ -3,6 +3,7 @@ reached as a fraction of the architecture's dense peak at the measured clock; wg
 zero against random operands, with the clock each ran at (docs/experiments/tensor_core.md)."""
 from analysis import values
 from analysis.values import Value
+from analysis.physics import cases, one
 
 FAMILIES = ("TensorCore",)
 ORDER = 32
@@ -116,3 +117,43 @@ def card(report):
     yield from n_scaling(report)
     yield from zeros_vs_random(report)
     yield from mma_sync_values(report)
+
+
+# --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---
+
+def check_tensor_cores(rows):
+    """No row beats the architecture's tensor peak by more than the timing's noise (2%); the hardware's
+    operation count equals the rows' own (2 per multiply-add); wgmma at N = 256 reaches 90% of peak;
+    a dependent mma.sync chain takes 10-100 cycles per instruction; zero operands run no slower than
+    random ones."""
+    results = []
+    ops_counters = [k for k in ("tensor_ops_f16", "tensor_ops_bf16", "tensor_ops_tf32", "tensor_ops_fp8",
+                                "tensor_ops_s8", "tensor_ops_f64")]
+    for counters in sorted(rows.values(), key=lambda c: c.name):
+        if not counters.registered.startswith("TensorCore/") or "fraction_of_peak" not in counters:
+            continue
+        name, fraction = counters.name, counters["fraction_of_peak"]
+        results.append((name + " under peak", fraction <= 1.02, f"{fraction:.3f} of peak"))
+        counted = next((counters[k] for k in ops_counters if k in counters), None)
+        if counted and "tensor_tops" in counters:
+            ours = counters["tensor_ops_per_clock_per_sm"] * counters["cycles"]  # per SM per launch
+            sms = counted / ours
+            results.append((name + " ops counted", abs(sms - round(sms)) < 0.01 * sms,
+                            f"hardware ops / the row's ops per SM = {sms:.3f} SMs"))
+        if counters.registered.startswith("TensorCore/wgmma_") and counters.args.get("n") == 256 \
+                and "latency" not in counters.registered:
+            results.append((name + " near peak", fraction >= 0.9, f"{fraction:.3f} of peak (>= 0.9)"))
+    for counters in cases(rows, "TensorCore/mma_sync_f16_f32", chains=1, warps=1):
+        cycles = counters["cycles_per_mma"]
+        results.append((counters.name + " latency", 10 <= cycles <= 100, f"{cycles:.1f} cycles per mma"))
+    for zero in [c for c in rows.values() if c.registered.startswith("TensorCore/wgmma_") and c.args.get("operands") == 0]:
+        random = one(rows, zero.registered, n=zero.args["n"], warpgroups=zero.args["warpgroups"], operands=1)
+        if random:
+            results.append((zero.name + " no slower than random", zero["tensor_tops"] >= 0.98 * random["tensor_tops"],
+                            f"{zero['tensor_tops']:.0f} vs {random['tensor_tops']:.0f} T/s"))
+    return results
+
+
+def physics(rows, report):
+    """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
+    return check_tensor_cores(rows)

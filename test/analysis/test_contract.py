@@ -87,6 +87,17 @@ def problems(paths, registered, catalog):
         with open(path) as f:
             tree = ast.parse(f.read())
         for node in ast.walk(tree):
+            # physics: one(rows, "Family/case", **args) and cases(rows, ...) name rows and their arguments
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("one", "cases") \
+                    and len(node.args) > 1:
+                name, whole = text_of(node.args[1])
+                if name and whole and not is_legacy(name):
+                    if name not in registered:
+                        found.append(f"{where}:{node.lineno}: no row registered as {name!r}")
+                    else:
+                        for keyword in node.keywords:
+                            if keyword.arg and keyword.arg not in registered[name]:
+                                found.append(f"{where}:{node.lineno}: rows {name!r} have no argument {keyword.arg!r}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 method = node.func.attr
                 if method in ("rows", "failed", "matches") and node.args:
@@ -117,7 +128,7 @@ def problems(paths, registered, catalog):
 
 MODULES = sorted(glob.glob(os.path.join(ROOT, "analysis", "families", "*.py")) +
                  [os.path.join(ROOT, "analysis", name) for name in ("levels.py", "chase_summary.py", "plots.py",
-                                                                   "normalize_report.py")])
+                                                                   "normalize_report.py", "physics.py")])
 
 
 @unittest.skipIf(GPUBENCH is None, "needs the gpubench binary (it lists the rows and the catalog without a GPU)")
