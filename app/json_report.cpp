@@ -69,6 +69,9 @@ std::string row_block(const std::string& function_name, const std::string& args,
       fields += (fields.empty() ? "" : ", ") + json_quote(item.substr(0, colon)) + ": " + item.substr(colon + 1);
     start = end + 1;
   }
+  if (registration != nullptr)
+    for (const auto& [axis, value] : registration->string_axes)
+      fields += (fields.empty() ? "" : ", ") + json_quote(axis) + ": " + json_quote(value);
   return "{\"registered\": " + json_quote(registered) + ", \"family\": " + json_quote(family) + ", \"args\": {" +
          fields + "}, \"gpu\": " + (gpu >= 0 ? std::to_string(gpu) : std::string("null")) +
          (wall_s >= 0 ? ", \"wall_s\": " + wall_text(wall_s) : std::string()) +

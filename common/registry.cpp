@@ -94,10 +94,14 @@ void leave_failed_gpu_row() {
       std::string(cudaGetErrorName(still)) + " (" + cudaGetErrorString(still) + ")";
 }
 
-// The axis names of every registered benchmark, for add_point.
+// The axis names of every registered benchmark, for add_point, and its place in registration_list().
 std::map<const Benchmark*, std::vector<std::string>>& axes_of() {
   static std::map<const Benchmark*, std::vector<std::string>> axes;
   return axes;
+}
+std::map<const Benchmark*, std::size_t>& index_of() {
+  static std::map<const Benchmark*, std::size_t> index;
+  return index;
 }
 
 std::vector<Registration>& registration_list() {
@@ -173,6 +177,7 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
   if (needs_gpu) benchmark->UseManualTime();
   if (!arg_names.empty()) benchmark->ArgNames(arg_names);
   axes_of()[benchmark] = arg_names;
+  index_of()[benchmark] = registration_list().size() - 1;
   return benchmark;
 }
 
@@ -249,6 +254,13 @@ Benchmark* add_point(Benchmark* rows, const Point& point) {
     if (std::find(axes.begin(), axes.end(), axis) == axes.end())
       throw std::logic_error("add_point: the rows have no axis '" + axis + "'");
   return rows->Args(values);
+}
+
+Benchmark* string_axis(Benchmark* rows, const std::string& axis, const std::string& value) {
+  const auto found = index_of().find(rows);
+  if (found == index_of().end()) throw std::logic_error("string_axis: not a gpubench registration");
+  registration_list()[found->second].string_axes.emplace_back(axis, value);
+  return rows;
 }
 
 std::vector<Point> product(const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& axes) {

@@ -69,7 +69,8 @@ struct Registration {
   bool needs_gpu;
   int device = -1;  // the GPU the row runs on; -1: the session's
   std::vector<std::string> arg_names;
-  Requirement requirement;  // empty: every GPU runs it
+  Requirement requirement;                                       // empty: every GPU runs it
+  std::vector<std::pair<std::string, std::string>> string_axes;  // string_axis()
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -82,6 +83,9 @@ using Point = std::vector<std::pair<std::string, std::int64_t>>;
 // registration named its axes. Throws std::logic_error naming the axis when the point misses one of the rows'
 // axes or names one they do not have. Returns `rows`, for chaining.
 Benchmark* add_point(Benchmark* rows, const Point& point);
+// A string axis of every row of `rows` (a precision, an operation): written into each row's arguments in the
+// JSON ("args": {"precision": "f16_f32"}), so that readers take it as data, never out of the name.
+Benchmark* string_axis(Benchmark* rows, const std::string& axis, const std::string& value);
 // Every point of the product of `axes` ({"chains", {1, 4, 8}}, {"warps", {8, 32}}), the first axis fastest
 // (as Google Benchmark's ArgsProduct orders them).
 std::vector<Point> product(const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& axes);

@@ -22,9 +22,21 @@ def best(rows):
     return max(rows, key=lambda r: (r.value("fraction_of_peak", 0.0), r.value("tensor_ops_per_clock_per_sm")))
 
 
+def precision(row):
+    """The row's precision ("s8_s32"): its string axis; runs from before 2026-11-25 carry none, and their
+    registered name ends in it (TensorCore/mma_sync_s8_s32, TensorCore/wgmma_s8_s32_ss)."""
+    if "precision" in row.args:
+        return row.args["precision"]
+    legacy = row.registered.split("/", 1)[-1]
+    for head in ("mma_sync_", "wgmma_latency_", "wgmma_"):
+        if legacy.startswith(head):
+            return legacy[len(head):]
+    return legacy
+
+
 def rate_text(row):
     ops = row.value("tensor_ops_per_clock_per_sm")
-    unit = "TOPS" if "s8" in row.registered else "TFLOPS"
+    unit = "TOPS" if precision(row).startswith("s8") else "TFLOPS"  # integer ops, not FLOPs
     text = f"{ops:,.0f} ops/clk/SM"
     if row.value("fraction_of_peak") is not None:
         text += f" = {row.value('fraction_of_peak'):.1%} of peak"

@@ -261,6 +261,7 @@ GPUBENCH_FAMILY(TensorCore) {
     if (std::string(Mma::info.name) == "f16_f32") rows.push_back(mma_point(4, 8, 0));
     auto* registered = family.gpu(std::string("TensorCore/mma_sync_") + Mma::info.name, {"chains", "warps", "operands"},
                                   mma_sync_row<Mma>, mma_requirement(Mma::info));
+    string_axis(registered, "precision", Mma::info.name);
     for (const Point& row : rows) add_point(registered, row);
   });
 
@@ -270,6 +271,10 @@ GPUBENCH_FAMILY(TensorCore) {
                          const std::vector<std::int64_t>& quick_latency_n, const Points& quick_rows, bool zeros_too) {
     auto* latency = family.gpu(
         "TensorCore/wgmma_latency_" + label, {"n"}, [row](benchmark::State& state) { row(state, true); }, hopper);
+    // "f16_f32_ss": f16 inputs, f32 accumulators, A from shared memory ("rs": from registers).
+    const std::string precision = label.substr(0, label.size() - 3);
+    const std::string a_from = label.substr(label.size() - 2) == "rs" ? "registers" : "shared memory";
+    string_axis(string_axis(latency, "precision", precision), "a_from", a_from);
     for (std::int64_t n : family.pick(quick_latency_n, all_n)) add_point(latency, {{"n", n}});
     Points full;
     for (std::int64_t n : all_n)
@@ -279,6 +284,7 @@ GPUBENCH_FAMILY(TensorCore) {
     auto* throughput = family.gpu(
         "TensorCore/wgmma_" + label, {"n", "warpgroups", "operands"},
         [row](benchmark::State& state) { row(state, false); }, hopper);
+    string_axis(string_axis(throughput, "precision", precision), "a_from", a_from);
     for (const Point& point : family.pick(quick_rows, full)) add_point(throughput, point);
   };
   using namespace kernels;

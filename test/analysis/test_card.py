@@ -383,6 +383,20 @@ class CardOfTensorCores(unittest.TestCase):
         self.assertIn(f"{zero.value('sm_mhz'):.0f} MHz", value["text"])
 
 
+class TensorPrecisionAsData(unittest.TestCase):
+    def row(self, registered, **args):
+        return report_model.Row({"name": registered + "/manual_time", "run_name": registered + "/manual_time",
+                                 "gpubench": {"registered": registered, "family": "TensorCore", "args": args},
+                                 "tensor_ops_per_clock_per_sm": 4096.0, "tensor_tops": 1900.0, "sm_mhz": 1755.0})
+
+    def test_the_precision_is_read_from_the_arguments_and_from_old_names(self):
+        self.assertEqual(tensor_core.precision(self.row("TensorCore/wgmma_x", precision="s8_s32")), "s8_s32")
+        self.assertIn("TOPS", tensor_core.rate_text(self.row("TensorCore/wgmma_x", precision="s8_s32")))
+        self.assertIn("TFLOPS", tensor_core.rate_text(self.row("TensorCore/wgmma_x", precision="f16_f32")))
+        self.assertEqual(tensor_core.precision(self.row("TensorCore/wgmma_s8_s32_ss")), "s8_s32_ss")  # legacy
+        self.assertEqual(tensor_core.precision(self.row("TensorCore/mma_sync_bf16_f32")), "bf16_f32")
+
+
 class CardOfDataMovers(unittest.TestCase):
     """The H100 suite of 2026-11-24 (test/fixtures/h100-async.json): clusters and asynchronous copies."""
 

@@ -183,6 +183,18 @@ class ChipPlans(unittest.TestCase):
                         self.assertTrue(f"sm_{sm}" in why or (sm == 90 and why.startswith("Hopper")), why)
             self.assertGreater(sum(1 for _, _, why in rows_of(run) if why is None), 150, chip)
 
+    def test_string_axes_land_in_the_rows_arguments(self):
+        """A tensor-core row's precision (and wgmma's A operand source) is data in its arguments: no reader
+        parses it out of the name."""
+        run = self.plans["h100-sxm5"]
+        tensor = [raw for raw in run["benchmarks"] if raw["name"].startswith("TensorCore/")]
+        self.assertTrue(tensor)
+        for raw in tensor:
+            args = raw["gpubench"]["args"]
+            self.assertIn(args["precision"], raw["name"], raw["name"])
+            if "wgmma" in raw["name"]:
+                self.assertEqual(args["a_from"], "registers" if "_rs/" in raw["name"] else "shared memory")
+
     def test_card_rules_run_on_a_synthetic_run_of_each_chip(self):
         for chip, run in self.plans.items():
             with self.subTest(chip=chip):
