@@ -4,7 +4,8 @@ false alarms of compare.py and of the SKU check on repeated runs of the same boa
 with limits and noise floors made without the runs being judged (leave-one-out), and their power on planted
 faults. Prints a Markdown report (docs/results/2026-11-25-verdicts/README.md holds its output).
 
-    calibrate_verdicts.py RUN.json[.gz] ... [--before COMMIT]   runs of one SKU, each with gpu_uuid in its context
+    calibrate_verdicts.py RUN.json[.gz] ... [--before COMMIT] [--sku h200 --name H200 --match H200]
+                                          runs of one SKU, each with gpu_uuid in its context
 
 --before: also run that commit's compare.py and card.py --check (with its own ranges) on the same pairs.
 """
@@ -22,7 +23,7 @@ sys.path.insert(0, ROOT)
 from analysis import card, compare, make_ranges, ranges  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 
-SKU = ("h100-sxm5", "H100 SXM5 80GB HBM3", ["H100 80GB HBM3"])
+SKU = ["h100-sxm5", "H100 SXM5 80GB HBM3", ["H100 80GB HBM3"]]  # --sku, --name, --match
 # Planted faults on the check: (card key, what changes, factor on the rows behind it, quantities scaled).
 LATENCY = ("cycles_per_load", "ns_per_load", "median_over_sms", "min_over_sms", "max_over_sms", "cycles", "ns")
 RATE = ("bytes_per_second", "fraction_of_peak", "bytes_per_clock_per_sm", "tensor_tops", "tensor_ops_per_clock_per_sm")
@@ -127,7 +128,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--before", help="a commit whose compare.py and card.py --check to run on the same runs")
+    parser.add_argument("--sku", default=SKU[0], help="the SKU's key in the ranges (default h100-sxm5)")
+    parser.add_argument("--name", default=SKU[1])
+    parser.add_argument("--match", action="append", help="text the GPU's name contains (default: H100 80GB HBM3)")
     args = parser.parse_args()
+    SKU[:] = [args.sku, args.name, args.match or SKU[2]]
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         data = {path: read(path) for path in args.runs}
