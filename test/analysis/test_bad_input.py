@@ -19,6 +19,7 @@ SCRIPTS = {  # script: arguments after the input
     "normalize_report.py": [],
     "levels.py": [],
     "plots.py": [],
+    "time_split.py": [],
 }
 
 
@@ -85,6 +86,14 @@ class BadInput(unittest.TestCase):
                              "compare.py --filter")
         self.assert_one_line(run("card.py", GOOD, "--check", "--ranges", GOOD), "reference ranges:",
                              "card.py --ranges of a run")
+
+    def test_time_split_needs_rows_with_their_wall_time(self):
+        self.assert_one_line(run("time_split.py", GOOD), "carry no wall time", "time_split.py on an old run")
+        done = run("time_split.py", os.path.join(HERE, "..", "..", "docs", "results", "2026-11-25-verdicts", "runs",
+                                                 "h100a-1.json.gz"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("152.3 s of wall, 46.7 s of it the final timed launches", done.stdout)
+        self.assertIn("| PointerChase | 58 | 32.0 |", done.stdout)
 
     def test_card_compare_refuses_what_is_not_a_card(self):
         self.assert_one_line(run("card.py", "--compare", GOOD, GOOD), "not a card", "card.py --compare on runs")
