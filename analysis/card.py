@@ -18,7 +18,10 @@ failed, the run interrupted or filtered without --subset). docs/verdicts.md says
 import argparse
 import json
 import os
+import re
+import subprocess
 import sys
+import tempfile
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -330,9 +333,6 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
 
 def measure_again(report, judged, gpubench, args):
     """The report with the rows of every family behind an outside value replaced by a second measurement."""
-    import re
-    import subprocess
-    import tempfile
     names = sorted({family for _, card, status, _ in judged if status == ranges.ABNORMAL
                     for check in ranges.outside(card.ranges) for family in card.families_of.get(check["key"], ())})
     outside = "; ".join(f"{c['label']} {c['value']:.4g}" for _, card, status, _ in judged if status == ranges.ABNORMAL
