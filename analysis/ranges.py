@@ -161,13 +161,3 @@ def unfixed(ranges, gpu_name):
     """"row|counter" keys of counters the catalog calls fixed that moved between runs of identical code."""
     _, entry = sku_of(gpu_name, ranges)
     return set(((entry or {}).get("noise") or {}).get("unfixed", []))
-
-
-def noise_floor(ranges, gpu_name, row_name, quantity):
-    """compare's run-to-run floor for a row's quantity on this GPU's SKU: the calibrated one, the SKU's
-    default, or None when the SKU has no noise table."""
-    _, entry = sku_of(gpu_name, ranges)
-    noise = (entry or {}).get("noise")
-    if not noise:
-        return None
-    return noise["rows"].get(f"{row_name}|{quantity}", noise["default"])

@@ -91,6 +91,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
 
   CycleStats stats;
   std::vector<double> launch_ms;  // every timed launch, for the row's spread
+  launch_ms.reserve(static_cast<std::size_t>(state.max_iterations));
   int pending = 0;
   const std::optional<PowerSample> power_before = session.power_sample();
   for (auto _ : state) {

@@ -94,11 +94,7 @@ void leave_failed_gpu_row() {
       std::string(cudaGetErrorName(still)) + " (" + cudaGetErrorString(still) + ")";
 }
 
-// The axis names of every registered benchmark, for add_point, and its place in registration_list().
-std::map<const Benchmark*, std::vector<std::string>>& axes_of() {
-  static std::map<const Benchmark*, std::vector<std::string>> axes;
-  return axes;
-}
+// Each registered benchmark's place in registration_list(), for add_point and string_axis.
 std::map<const Benchmark*, std::size_t>& index_of() {
   static std::map<const Benchmark*, std::size_t> index;
   return index;
@@ -176,7 +172,6 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
   Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();
   if (!arg_names.empty()) benchmark->ArgNames(arg_names);
-  axes_of()[benchmark] = arg_names;
   index_of()[benchmark] = registration_list().size() - 1;
   return benchmark;
 }
@@ -241,9 +236,9 @@ bool rule_admits(const std::string& rule, const ChipShape& chip) {
 }
 
 Benchmark* add_point(Benchmark* rows, const Point& point) {
-  const auto found = axes_of().find(rows);
-  if (found == axes_of().end()) throw std::logic_error("add_point: not a gpubench registration");
-  const std::vector<std::string>& axes = found->second;
+  const auto found = index_of().find(rows);
+  if (found == index_of().end()) throw std::logic_error("add_point: not a gpubench registration");
+  const std::vector<std::string>& axes = registration_list()[found->second].arg_names;
   std::vector<std::int64_t> values;
   for (const std::string& axis : axes) {
     const auto value = std::find_if(point.begin(), point.end(), [&](const auto& item) { return item.first == axis; });

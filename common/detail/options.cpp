@@ -222,6 +222,8 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
   argv[argc] = nullptr;
   if (options.verdict && options.out.empty())
     throw std::invalid_argument("--gpubench_verdict needs --benchmark_out=FILE (the verdict is read from the JSON)");
+  if (options.verdict && options.out_format != "json")
+    throw std::invalid_argument("--gpubench_verdict needs --benchmark_out_format=json (the verdict is read from it)");
   if (options.verdict && options.card == "none")
     throw std::invalid_argument("--gpubench_verdict needs the card (it is built from the card's values)");
   return options;

@@ -29,6 +29,8 @@ TEST(Options, VerdictNeedsTheJsonAndTheCard) {
   EXPECT_THROW(parse_options(no_out.argc, no_out.pointers.data(), nullptr), std::invalid_argument);
   Argv no_card({"gpubench", "--gpubench_verdict", "--benchmark_out=run.json", "--gpubench_card=none"});
   EXPECT_THROW(parse_options(no_card.argc, no_card.pointers.data(), nullptr), std::invalid_argument);
+  Argv csv({"gpubench", "--gpubench_verdict", "--benchmark_out=run.csv", "--benchmark_out_format=csv"});
+  EXPECT_THROW(parse_options(csv.argc, csv.pointers.data(), nullptr), std::invalid_argument);
 }
 
 TEST(Options, DefaultsToGpuZero) {
