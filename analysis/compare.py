@@ -30,6 +30,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import cli, ranges  # noqa: E402
+from analysis import report as report_model  # noqa: E402
 
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
 NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "family_index",
@@ -42,8 +43,6 @@ DEFAULT_FLOOR = 0.03   # a row no calibration covers, on a SKU without a noise t
 HOST_FLOOR = 0.25      # host rows (no SM clock) on a SKU without a noise table: the host is shared
 FIXED_TOLERANCE = 0.005
 CLOCK_TOLERANCE = 0.01
-# Quantities already per clock (a clock change does not move them).
-PER_CLOCK = ("cycles", "bytes_per_clock", "ops_per_clock", "tensor_ops_per_clock", "fraction_of_peak", "slowdown")
 
 
 class Side:
@@ -144,7 +143,7 @@ def compare_rows(before, after, floor_of, show_diagnostics=False, fixed=(), unfi
                 entry["tolerance"] = tolerance
                 verdict = judge(change, better, tolerance)
                 if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE \
-                        and not quantity.startswith(PER_CLOCK):
+                        and not report_model.per_clock(quantity):
                     # At equal clock: a time scales with 1/clock, a rate with the clock.
                     ratio = clock_a / clock_b
                     at_clock = (am * ratio if better == "lower" else am / ratio) / bm - 1 if bm else change

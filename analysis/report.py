@@ -111,9 +111,8 @@ class Row(dict):
         of a peak at the measured clock) of a row that measures by its spans (a result in cycles); the launch
         times' for the rest (a bandwidth kernel's span is one block's); None when the row carries none."""
         by_spans = any(q.startswith("cycles") for q in self.results)
-        per_clock = quantity.startswith("cycles") or (
-            by_spans and any(word in quantity for word in ("clock", "clk", "peak")))
-        key = "cycles_spread" if per_clock and "cycles_spread" in self else "time_spread"
+        by_cycles = quantity.startswith("cycles") or (by_spans and per_clock(quantity))
+        key = "cycles_spread" if by_cycles and "cycles_spread" in self else "time_spread"
         return float(self[key]) if key in self else None
 
     def value(self, key, default=None):
@@ -175,6 +174,13 @@ class Report:
             rows = [r for r in self.all_rows if r.gpu is None or r.gpu == gpu]
             parts.append((gpu, Report(own, rows, self.counter_table, gpu, self.sources)))
         return parts
+
+
+def per_clock(quantity):
+    """Whether a quantity (a counter, or a card value's unit) is counted per SM clock: cycles, a rate per clock,
+    a fraction of a peak at the measured clock, a ratio of cycles. A change of clock does not move it."""
+    return quantity.startswith("cycles") or quantity == "slowdown" or any(
+        word in quantity for word in ("clock", "clk", "peak"))
 
 
 def _legacy_results(raw):
