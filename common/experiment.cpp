@@ -22,6 +22,7 @@ constexpr double kMaxClockDrift = 0.01;
 // One profiled launch (once per pass the counters need), each pass started from a known cache
 // state: an empty L2, or the state the timed launches saw.
 detail::CounterValues profile_counters(const Launch& launch, const RunOptions& options) {
+  const detail::TimedPart timed("counter passes");
   GpuSession& session = GpuSession::get();
   detail::CounterValues values = CounterSession::get().profile(
       session.device().index, options.counters, [&] { session.untimed_launch(launch, 0); },
@@ -97,7 +98,9 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   for (auto _ : state) {
     if (detail::interrupted()) throw std::runtime_error("interrupted");
     if (cold) session.scrub_l2();  // outside the events: only the launch is timed
+    const detail::TimedPart timed("timed launches");
     const float ms = session.timed_launch(launch, pending);
+    detail::add_gpu_time(static_cast<double>(ms) * 1e-3);
     state.SetIterationTime(static_cast<double>(ms) * 1e-3);
     launch_ms.push_back(static_cast<double>(ms));
     if (++pending == session.span_capacity()) {
@@ -157,7 +160,10 @@ std::vector<double> once_per_case(const std::function<std::vector<double>()>& me
   if (running == nullptr) return measure();
   auto& by_args = running->counters->measured_by_args;
   auto found = by_args.find(running->args);
-  if (found == by_args.end()) found = by_args.emplace(running->args, measure()).first;
+  if (found == by_args.end()) {
+    const detail::TimedPart timed("per-case sweeps");
+    found = by_args.emplace(running->args, measure()).first;
+  }
   return found->second;
 }
 

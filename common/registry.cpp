@@ -152,6 +152,7 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
     }
     try {
       if (registration.needs_gpu) enter_gpu_row(registration.device);
+      detail::add_trial(case_key, static_cast<long long>(state.max_iterations));
       body(state);
       if (const std::string names = undescribed_counters(state); !names.empty())
         throw std::logic_error("counter(s) " + names + " not described: add them to the family's GPUBENCH_COUNTERS");

@@ -4,6 +4,7 @@
 #include "common/arg_cache.h"
 #include "common/cuda_check.h"
 #include "common/detail/l2_scrub.h"
+#include "common/detail/run_control.h"
 #include "common/detail/sm_clock.h"
 
 #include <benchmark/benchmark.h>
@@ -119,6 +120,7 @@ GpuSession::GpuSession(int index) : info_((check_device_usable(index), query_dev
 
 std::optional<PowerSample> GpuSession::power_sample() const {
   if (!nvml_ || nvml_->unavailable()) return std::nullopt;
+  const detail::TimedPart timed("NVML reads");
   return nvml_->sample();
 }
 
@@ -160,6 +162,7 @@ void GpuSession::collect_spans(int count, CycleStats& stats) {
 }
 
 void GpuSession::scrub_l2() {
+  const detail::TimedPart timed("L2 scrubs");
   if (l2_scrub_.size() == 0) {
     l2_scrub_ = DeviceBuffer<int4>(2 * info_.l2_bytes / sizeof(int4));
     l2_scrub_.fill_bytes(0, stream_.get());

@@ -116,6 +116,72 @@ std::string time_by_family(const std::map<std::string, double>& seconds) {
   return text;
 }
 
+namespace {
+struct Ledger {
+  std::map<std::string, double> host_seconds;
+  double gpu_seconds = 0.0;
+  std::map<std::string, std::vector<long long>> trials;  // per case: the iterations of each call
+};
+Ledger& ledger() {
+  static Ledger l;
+  return l;
+}
+}  // namespace
+
+void add_time(const char* part, double seconds) { ledger().host_seconds[part] += seconds; }
+void add_gpu_time(double seconds) { ledger().gpu_seconds += seconds; }
+void add_trial(const std::string& case_key, long long iterations) { ledger().trials[case_key].push_back(iterations); }
+
+std::string time_by_part(double run_seconds) {
+  const Ledger& l = ledger();
+  if (l.host_seconds.empty()) return {};
+  std::vector<std::pair<std::string, double>> order(l.host_seconds.begin(), l.host_seconds.end());
+  double parts = 0.0;
+  for (const auto& part : order) parts += part.second;
+  if (run_seconds > parts) order.emplace_back("everything else", run_seconds - parts);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [part, seconds] : order) {
+    char item[160];
+    std::snprintf(item, sizeof item, "%s%s %.1f s", text.empty() ? "" : ", ", part.c_str(), seconds);
+    text += item;
+    if (part == "timed launches") {
+      std::snprintf(item, sizeof item, " (GPU %.1f s)", l.gpu_seconds);
+      text += item;
+    }
+  }
+  long long before_final = 0, all = 0, calls = 0;
+  for (const auto& [key, iterations] : l.trials) {
+    for (std::size_t i = 0; i < iterations.size(); ++i) {
+      all += iterations[i];
+      if (i + 1 < iterations.size()) before_final += iterations[i];
+    }
+    calls += static_cast<long long>(iterations.size());
+  }
+  if (!l.trials.empty() && all > 0) {
+    char item[160];
+    std::snprintf(item, sizeof item, "; %.1f trials a case, %.0f%% of launches before the final trial",
+                  static_cast<double>(calls) / static_cast<double>(l.trials.size()),
+                  100.0 * static_cast<double>(before_final) / static_cast<double>(all));
+    text += item;
+  }
+  return text;
+}
+
+namespace {
+thread_local TimedPart* g_innermost_part = nullptr;
+}  // namespace
+
+TimedPart::TimedPart(const char* part) : part_(part), start_ns_(monotonic_ns()), outer_(g_innermost_part) {
+  g_innermost_part = this;
+}
+TimedPart::~TimedPart() {
+  const long long elapsed = monotonic_ns() - start_ns_;
+  add_time(part_, static_cast<double>(elapsed - inner_ns_) * 1e-9);
+  if (outer_ != nullptr) outer_->inner_ns_ += elapsed;
+  g_innermost_part = outer_;
+}
+
 void finish_progress() {
   Progress& p = progress();
   if (!p.active) return;
@@ -123,6 +189,8 @@ void finish_progress() {
   std::fprintf(stderr, "gpubench: %d of %d rows run in %.1f s%s\n", p.rows_started, p.rows, seconds_since(p.start),
                interrupted() ? " (interrupted)" : "");
   if (!p.spent.empty()) std::fprintf(stderr, "gpubench: time by family: %s\n", time_by_family(p.spent).c_str());
+  if (const std::string parts = time_by_part(seconds_since(p.start)); !parts.empty())
+    std::fprintf(stderr, "gpubench: time inside the rows: %s\n", parts.c_str());
   p.active = false;
 }
 

@@ -28,4 +28,33 @@ void finish_progress();
 // "A 2.0 s, B 1.0 s": families by the seconds they took, longest first.
 std::string time_by_family(const std::map<std::string, double>& seconds);
 
+// Where a run's time goes inside its rows (what #38 had to find before cutting points): host seconds spent in
+// `part` ("L2 scrubs", "counter passes", "NVML reads", "per-case sweeps", "timed launches"), summed over the run
+// and printed in the closing lines. `gpu_seconds` adds the GPU time of timed launches.
+void add_time(const char* part, double seconds);
+void add_gpu_time(double seconds);
+// Counts the launches Google Benchmark asked of a case's trials (`final_trial` false for all but the last call
+// of a case, which is not known until the next case starts: the ledger settles it then).
+void add_trial(const std::string& case_key, long long iterations);
+// "timed launches 46.7 s (GPU 40.1 s), L2 scrubs 20.3 s, ..., everything else 30.2 s; 2.4 trials a case, 11% of
+// launches before the final trial" (everything else: `run_seconds` less the parts), or empty when nothing was
+// recorded.
+std::string time_by_part(double run_seconds);
+
+// Times its scope into add_time(part); a part inside another counts once, as itself (a scrub inside a counter
+// pass is a scrub).
+class TimedPart {
+ public:
+  explicit TimedPart(const char* part);
+  ~TimedPart();
+  TimedPart(const TimedPart&) = delete;
+  TimedPart& operator=(const TimedPart&) = delete;
+
+ private:
+  const char* part_;
+  long long start_ns_;
+  long long inner_ns_ = 0;
+  TimedPart* outer_;
+};
+
 }  // namespace gpubench::detail
