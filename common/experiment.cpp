@@ -9,6 +9,7 @@
 #include "common/detail/running_case.h"
 #include "common/power.h"
 
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@ namespace {
 
 constexpr double kMinClockFraction = 0.97;  // of the rated SM clock
 constexpr double kMaxClockDrift = 0.01;
+constexpr double kMinPowerWindowS = 0.015;
 
 // One profiled launch (once per pass the counters need), each pass started from a known cache
 // state: an empty L2, or the state the timed launches saw.
@@ -86,7 +88,12 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   const bool stamps = options.stamps_cycles;
   // Untimed first launch: module load, first touch of buffers and launch errors stay out of timing.
   if (cold) session.scrub_l2();
+  const auto first_start = std::chrono::steady_clock::now();
   session.untimed_launch(launch, 0);
+  const double first_launch_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
+  // NVML's power window costs ~10 ms of reads; Google Benchmark's short early trials (1, 10, 100 launches) get
+  // none: a trial predicted shorter than kMinPowerWindowS is never its case's final one (min time 0.02 s or more).
+  const bool watch_power = first_launch_s * static_cast<double>(state.max_iterations) >= kMinPowerWindowS;
   CycleStats warmup;
   if (stamps) session.collect_spans(1, warmup);
 
@@ -94,7 +101,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   std::vector<double> launch_ms;  // every timed launch, for the row's spread
   launch_ms.reserve(static_cast<std::size_t>(state.max_iterations));
   int pending = 0;
-  const std::optional<PowerSample> power_before = session.power_sample();
+  const std::optional<PowerSample> power_before = watch_power ? session.power_sample() : std::nullopt;
   for (auto _ : state) {
     if (detail::interrupted()) throw std::runtime_error("interrupted");
     if (cold) session.scrub_l2();  // outside the events: only the launch is timed
@@ -109,7 +116,7 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
     }
   }
   if (stamps) session.collect_spans(pending, stats);
-  const std::optional<PowerSample> power_after = session.power_sample();
+  const std::optional<PowerSample> power_after = watch_power ? session.power_sample() : std::nullopt;
 
   RunResult result;
   result.cycles = stats.mean_cycles();

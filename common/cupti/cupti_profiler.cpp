@@ -1,5 +1,7 @@
 #include "common/cupti/cupti_profiler.h"
 
+#include "common/detail/run_control.h"
+
 #include "common/cuda_check.h"
 
 #include <cuda.h>
@@ -10,6 +12,7 @@
 #include <cupti_target.h>
 
 #include <cstdint>
+#include <optional>
 #include <cstdio>
 #include <utility>
 
@@ -356,8 +359,10 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
   const bool per_kernel = split == RangeSplit::per_kernel;
   State& s = *state_;
   std::vector<const char*> names = c_strings(s.metrics);
+  std::optional<detail::TimedPart> setup("counter set-up");  // the ledger says which CUPTI step costs
   EnabledRangeProfiler profiler(current_context());
   std::vector<std::uint8_t> counter_data = configured_counter_data(profiler.get(), names, s.config_image, per_kernel);
+  setup.reset();
 
   // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
   const std::size_t max_passes = s.passes + 2;
@@ -367,6 +372,7 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
                                                           " passes: does the launch run a kernel every time?");
   }
 
+  const detail::TimedPart evaluation("counter evaluation");
   auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = profiler.get();
   GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
