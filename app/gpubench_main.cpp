@@ -217,12 +217,14 @@ int verdict_exit(int check_status) {
     case 1: return 5;
     case 4: return 6;
     case 3: return 7;
+    case 5: return 8;
     default: return 4;
   }
 }
 
 // Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 4 the card asked for
-// could not be made; 128+signal interrupted. With --gpubench_verdict: the verdict's (verdict_exit).
+// could not be made; 8 a result verified in the run was wrong; 128+signal interrupted. With --gpubench_verdict:
+// the verdict's (verdict_exit).
 int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::string& binary,
            const std::vector<std::string>& original_args) {
   gpubench::detail::finish_progress();
@@ -261,10 +263,12 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
       }
     }
   }
+  for (const std::string& wrong : gpubench::wrong_results()) std::fprintf(stderr, "gpubench: WRONG RESULT: %s\n", wrong.c_str());
   if (const int signal = gpubench::detail::interrupt_signal(); signal != 0) {
     std::fprintf(stderr, "gpubench: interrupted; the rows that finished are in the report\n");
     return 128 + signal;
   }
+  if (!gpubench::wrong_results().empty()) return 8;  // whatever else the verdict found
   if (verdict_status >= 0) return verdict_exit(verdict_status);
   if (options.verdict) return 4;  // asked, and no verdict came
   return failed > 0 ? 3 : card_failed ? 4 : 0;
@@ -279,7 +283,10 @@ int main(int argc, char** argv) {
   gpubench::Options options;
   if (!parse_and_check(argc, argv, options)) return 2;
   if (!options.list_counters.empty()) return print_counter_catalog(options.list_counters);
-  const gpubench::Preset preset = options.full ? gpubench::Preset::kFull : gpubench::Preset::kQuick;
+  const gpubench::Preset preset = options.preset == "full"    ? gpubench::Preset::kFull
+                                  : options.preset == "check" ? gpubench::Preset::kCheck
+                                                              : gpubench::Preset::kQuick;
+  const bool quick_times = preset != gpubench::Preset::kFull && !options.min_time_given;
   const gpubench::KnownChip* plan = nullptr;
   if (!options.plan.empty()) {
     if (options.plan == "list") return print_known_chips();
@@ -293,7 +300,6 @@ int main(int argc, char** argv) {
   const bool several_devices = devices.size() > 1;
   try {
     // The quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
-    const bool quick_times = preset == gpubench::Preset::kQuick && !options.min_time_given;
     gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0, plan ? &plan->shape : nullptr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
@@ -302,12 +308,19 @@ int main(int argc, char** argv) {
 
   // Asked before the real initialization (listing initializes Google Benchmark in list mode).
   std::vector<std::string> all, selected;
-  if (!options.help && !options.list_only) {
+  const bool check = preset == gpubench::Preset::kCheck;
+  if (!options.help && (!options.list_only || check)) {
     all = gpubench::app::list_selected(argv[0], "");
     selected = gpubench::app::list_selected(argv[0], last_filter(argc, argv));
+    if (check) {
+      all = gpubench::app::check_rows(all);
+      selected = gpubench::app::check_rows(selected);
+    }
   }
 
-  if (!initialize_benchmark(argc, argv, preset == gpubench::Preset::kQuick && !options.min_time_given)) return 2;
+  if (!initialize_benchmark(argc, argv, quick_times)) return 2;
+  // The check preset is the rows the families marked for it, whatever else is registered.
+  if (check) benchmark::SetBenchmarkFilter(selected.empty() ? "^$" : gpubench::app::exact_filter(selected));
 
   if (options.list_only) {
     benchmark::RunSpecifiedBenchmarks();
@@ -315,7 +328,7 @@ int main(int argc, char** argv) {
   }
   if (selected.empty()) {
     std::fprintf(stderr, "gpubench: no benchmark matches --benchmark_filter=%s in the %s preset\n",
-                 last_filter(argc, argv).c_str(), options.full ? "full" : "quick");
+                 last_filter(argc, argv).c_str(), options.preset.c_str());
     return 2;
   }
 
@@ -327,7 +340,9 @@ int main(int argc, char** argv) {
   } else if (!open_the_gpu(devices.front(), all.size(), selected)) {
     return 1;
   }
-  benchmark::AddCustomContext("gpubench_preset", options.full ? "full" : "quick");
+  benchmark::AddCustomContext("gpubench_preset", options.preset);
+  // What the run set out to do: a run with fewer rows in its report was cut short (the SKU check's "incomplete").
+  benchmark::AddCustomContext("gpubench_rows_planned", std::to_string(selected.size()));
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);
   // A filtered run measured a part on purpose: the SKU check's "incomplete" names the filter.
   if (const std::string filter = last_filter(argc, argv); !filter.empty())

@@ -3,6 +3,7 @@
 #include "common/counter_catalog.h"
 #include "common/registry.h"
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -47,6 +48,23 @@ static std::string results_field(const std::vector<std::string>& counters) {
   return ", \"results\": {" + (fields.empty() ? std::string("\"time\": \"lower\"") : fields) + "}";
 }
 
+// ", "series": {"sm": [0, 1, ...], ...}" of a row that reported series, else nothing.
+static std::string series_field(const std::string& function_name, const std::string& args) {
+  const RowSeries series = row_series(function_name, args);
+  if (series.empty()) return {};
+  std::string fields;
+  for (const auto& [name, values] : series) {
+    std::string list;
+    for (double value : values) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.9g", value);
+      list += (list.empty() ? "" : ", ") + (std::isfinite(value) ? std::string(text) : std::string("null"));
+    }
+    fields += (fields.empty() ? "" : ", ") + json_quote(name) + ": [" + list + "]";
+  }
+  return ", \"series\": {" + fields + "}";
+}
+
 std::string row_block(const std::string& function_name, const std::string& args, double wall_s,
                       const std::vector<std::string>& counters) {
   const Registration* registration = registration_of(function_name);
@@ -78,7 +96,7 @@ std::string row_block(const std::string& function_name, const std::string& args,
          (registration != nullptr && !registration->requirement.rule.empty()
               ? ", \"requirement\": " + json_quote(registration->requirement.rule)
               : std::string()) +
-         results_field(counters) + "}";
+         results_field(counters) + series_field(function_name, args) + "}";
 }
 
 bool JsonReport::ReportContext(const Context& context) {

@@ -66,6 +66,13 @@ std::vector<std::string> host_only(const std::vector<std::string>& names) {
   return kept;
 }
 
+std::vector<std::string> check_rows(const std::vector<std::string>& names) {
+  std::vector<std::string> kept;
+  for (const std::string& name : names)
+    if (runs_in_check(name)) kept.push_back(name);
+  return kept;
+}
+
 std::string exact_filter(const std::vector<std::string>& names) {
   std::string filter;
   for (const std::string& name : names) {

@@ -19,6 +19,9 @@ std::vector<std::pair<std::string, int>> families_of(const std::vector<std::stri
 // The names among `names` whose registration runs without a GPU.
 std::vector<std::string> host_only(const std::vector<std::string>& names);
 
+// The names among `names` that the check preset runs (runs_in_check).
+std::vector<std::string> check_rows(const std::vector<std::string>& names);
+
 // A Google Benchmark filter (POSIX extended regex) matching exactly these names.
 std::string exact_filter(const std::vector<std::string>& names);
 

@@ -121,16 +121,19 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
   return [registration, counters, body = std::move(body)](benchmark::State& state) {
     std::vector<std::int64_t> args;
     std::string case_key = registration.name;
+    std::string report_args;
     for (std::size_t i = 0; i < registration.arg_names.size(); ++i) {
       args.push_back(state.range(i));
       case_key += "/" + std::to_string(args.back());
+      report_args += (i ? "/" : "") + registration.arg_names[i] + ":" + std::to_string(args.back());
     }
     detail::note_case_started(registration.family, case_key);
     if (detail::interrupted()) {
       state.SkipWithError("interrupted");
       return;
     }
-    detail::RunningCaseScope scope({counters.get(), std::move(args), &registration.arg_names});
+    detail::RunningCaseScope scope(
+        {counters.get(), std::move(args), &registration.arg_names, registration.name + "|" + report_args});
     const int device = registration.device >= 0 ? registration.device : GpuSession::selected_device();
     if (registration.needs_gpu && broken_devices().count(device)) {
       ++g_failed;
@@ -168,7 +171,7 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
                               const std::string& family, bool needs_gpu, int device, Requirement requirement) {
   Registration registration{name,      family.empty() ? name.substr(0, name.find('/')) : family,
                             needs_gpu, device,
-                            arg_names, std::move(requirement)};
+                            arg_names, std::move(requirement), {}, false, {}};
   registration_list().push_back(registration);
   Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();
@@ -236,10 +239,11 @@ bool rule_admits(const std::string& rule, const ChipShape& chip) {
   return true;
 }
 
-Benchmark* add_point(Benchmark* rows, const Point& point) {
+Benchmark* add_point(Benchmark* rows, const Point& point, Check check) {
   const auto found = index_of().find(rows);
   if (found == index_of().end()) throw std::logic_error("add_point: not a gpubench registration");
-  const std::vector<std::string>& axes = registration_list()[found->second].arg_names;
+  Registration& registration = registration_list()[found->second];
+  const std::vector<std::string>& axes = registration.arg_names;
   std::vector<std::int64_t> values;
   for (const std::string& axis : axes) {
     const auto value = std::find_if(point.begin(), point.end(), [&](const auto& item) { return item.first == axis; });
@@ -249,7 +253,84 @@ Benchmark* add_point(Benchmark* rows, const Point& point) {
   for (const auto& [axis, value] : point)
     if (std::find(axes.begin(), axes.end(), axis) == axes.end())
       throw std::logic_error("add_point: the rows have no axis '" + axis + "'");
+  if (check == Check::kToo) registration.check_points.push_back(values);
   return rows->Args(values);
+}
+
+Benchmark* in_check(Benchmark* rows) {
+  const auto found = index_of().find(rows);
+  if (found == index_of().end()) throw std::logic_error("in_check: not a gpubench registration");
+  registration_list()[found->second].in_check = true;
+  return rows;
+}
+
+namespace {
+std::map<std::string, RowSeries>& series_by_row() {
+  static std::map<std::string, RowSeries> series;
+  return series;
+}
+}  // namespace
+
+void report_series(const std::string& name, std::vector<double> values) {
+  const detail::RunningCase* running = detail::running_case();
+  if (running == nullptr) return;  // outside a registered row (a test calling the body): nowhere to write
+  if (!describe_counter(name)) throw std::logic_error("series " + name + " not described: add it to GPUBENCH_COUNTERS");
+  RowSeries& row = series_by_row()[running->report_key];
+  const auto found = std::find_if(row.begin(), row.end(), [&](const auto& item) { return item.first == name; });
+  if (found != row.end()) {
+    found->second = std::move(values);  // a later trial of the case replaces an earlier one's
+  } else {
+    row.emplace_back(name, std::move(values));
+  }
+}
+
+RowSeries row_series(const std::string& function_name, const std::string& args) {
+  const auto found = series_by_row().find(function_name + "|" + args);
+  return found == series_by_row().end() ? RowSeries{} : found->second;
+}
+
+namespace {
+std::vector<std::string>& wrong_result_list() {
+  static std::vector<std::string> list;
+  return list;
+}
+}  // namespace
+
+void report_wrong_result(const std::string& what) {
+  std::vector<std::string>& list = wrong_result_list();
+  if (std::find(list.begin(), list.end(), what) == list.end()) list.push_back(what);  // trials repeat a case
+}
+const std::vector<std::string>& wrong_results() { return wrong_result_list(); }
+
+bool runs_in_check(const std::string& instance_name) {
+  const Registration* registration = registration_of(instance_name);
+  if (registration == nullptr) return false;
+  if (registration->in_check) return true;
+  if (registration->check_points.empty()) return false;
+  // Google Benchmark names an instance <name>/<axis>:<value>/...[/min_time:...][/manual_time].
+  std::map<std::string, std::int64_t> named;
+  std::size_t start = registration->name.size() + 1;
+  while (start < instance_name.size()) {
+    std::size_t end = instance_name.find('/', start);
+    if (end == std::string::npos) end = instance_name.size();
+    const std::string item = instance_name.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    if (colon != std::string::npos) {
+      try {
+        named[item.substr(0, colon)] = std::stoll(item.substr(colon + 1));
+      } catch (const std::exception&) {  // min_time:0.020 and the like are not axes
+      }
+    }
+    start = end + 1;
+  }
+  std::vector<std::int64_t> values;
+  for (const std::string& axis : registration->arg_names) {
+    const auto value = named.find(axis);
+    if (value == named.end()) return false;
+    values.push_back(value->second);
+  }
+  return std::find(registration->check_points.begin(), registration->check_points.end(), values) !=
+         registration->check_points.end();
 }
 
 Benchmark* string_axis(Benchmark* rows, const std::string& axis, const std::string& value) {

@@ -71,6 +71,8 @@ struct Registration {
   std::vector<std::string> arg_names;
   Requirement requirement;                                       // empty: every GPU runs it
   std::vector<std::pair<std::string, std::string>> string_axes;  // string_axis()
+  bool in_check = false;                                         // the check preset runs all its rows
+  std::vector<std::vector<std::int64_t>> check_points;           // or these (add_point's Check::kToo)
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -81,14 +83,35 @@ const Registration* registration_of(const std::string& instance_name);
 using Point = std::vector<std::pair<std::string, std::int64_t>>;
 // Adds `point` as a row of `rows` (what Family::gpu / Family::cpu returned), its values in the order the
 // registration named its axes. Throws std::logic_error naming the axis when the point misses one of the rows'
-// axes or names one they do not have. Returns `rows`, for chaining.
-Benchmark* add_point(Benchmark* rows, const Point& point);
+// axes or names one they do not have. Returns `rows`, for chaining. `Check::kToo`: the point is also one of the
+// check preset's rows (--gpubench_preset=check, the node check), which runs such points only.
+enum class Check { kNo, kToo };
+Benchmark* add_point(Benchmark* rows, const Point& point, Check check = Check::kNo);
+// Rows without axes that the check preset runs too.
+Benchmark* in_check(Benchmark* rows);
 // A string axis of every row of `rows` (a precision, an operation): written into each row's arguments in the
 // JSON ("args": {"precision": "f16_f32"}), so that readers take it as data, never out of the name.
 Benchmark* string_axis(Benchmark* rows, const std::string& axis, const std::string& value);
 // Every point of the product of `axes` ({"chains", {1, 4, 8}}, {"warps", {8, 32}}), the first axis fastest
 // (as Google Benchmark's ArgsProduct orders them).
 std::vector<Point> product(const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& axes);
+
+// Values of the running row over something it swept inside one case (every SM), written into its JSON entry as
+// "series": {name: [...]}. `name` is a counter the catalog describes (its unit holds for each element); a later
+// call of the same name in the same case replaces the values (Google Benchmark's trials).
+void report_series(const std::string& name, std::vector<double> values);
+using RowSeries = std::vector<std::pair<std::string, std::vector<double>>>;
+// The series of the row Google Benchmark names `function_name` with `args` ("axis:value/..."), in call order.
+RowSeries row_series(const std::string& function_name, const std::string& args);
+
+// Whether the check preset runs this row (a Google Benchmark instance name): its registration was marked with
+// in_check, or its arguments are a point added with Check::kToo.
+bool runs_in_check(const std::string& instance_name);
+
+// A row whose result was verified and found wrong ("wrong result from SM 17 in the FP32 FMA map"): said at the end
+// of the run, and gpubench exits 8 (a wrong answer is a fault of its own, apart from slow or failed).
+void report_wrong_result(const std::string& what);
+const std::vector<std::string>& wrong_results();
 
 // Benchmarks that ended in an error in this process (gpubench's exit status).
 int failed_benchmarks();
@@ -98,7 +121,8 @@ int failed_benchmarks();
 // and the ones the row has when it has no such argument.
 std::int64_t arg(const benchmark::State& state, const std::string& name);
 
-enum class Preset { kQuick, kFull };
+// kCheck: the rows the families mark for the node check (add_point's Check::kToo, in_check), at their quick points.
+enum class Preset { kQuick, kFull, kCheck };
 
 // Handed to each family's registration function, once per GPU of the run. With several GPUs every
 // GPU row's name (and family) ends in /gpu:N; a family of host rows only registers once, unsuffixed.
@@ -120,10 +144,10 @@ class Family {
   // without a GPU: see default_chip_shape()).
   const ChipShape& chip() const { return chip_; }
   static std::string device_suffix(int device) { return "/gpu:" + std::to_string(device); }
-  // The full sweep, or the few points that carry the family's answer in the quick preset.
+  // The full sweep, or the few points that carry the family's answer in the quick (and check) preset.
   template <class T>
   T pick(T quick, T full) const {
-    return preset_ == Preset::kQuick ? std::move(quick) : std::move(full);
+    return preset_ == Preset::kFull ? std::move(full) : std::move(quick);
   }
   // `requirement`: what the chip must have (needs_sm); a chip without it skips the rows with the reason.
   Benchmark* gpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body,

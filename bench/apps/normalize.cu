@@ -91,7 +91,7 @@ void normalize(benchmark::State& state, bool grouped) {
 
 GPUBENCH_FAMILY(Normalize) {
   using Points = std::vector<std::int64_t>;
-  const bool quick = family.preset() == Preset::kQuick;
+  const bool quick = family.preset() != Preset::kFull;
   const Points warps = {1, 2, 4, 8, 16, 32};
   const Points sizes = family.pick<Points>({25}, {25, 400});  // a quarter of L2 (in and out fit), and 4x L2
   auto* base =

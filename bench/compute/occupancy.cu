@@ -77,7 +77,7 @@ GPUBENCH_FAMILY(Occupancy) {
       family.gpu("OccupancySeed/Lean", {}, [](benchmark::State& state) { seed_kernel(state, kernels::seed_lean); }));
   family.short_launches(
       family.gpu("OccupancySeed/Fat", {}, [](benchmark::State& state) { seed_kernel(state, kernels::seed_fat); }));
-  if (family.preset() == Preset::kQuick) {  // lean, the last without spills, past 255 (spills)
+  if (family.preset() != Preset::kFull) {  // lean, the last without spills, past 255 (spills)
     register_live_sweep(family, std::integer_sequence<int, 1, 128, 240, 288>{});
   } else {
     register_live_sweep(family,

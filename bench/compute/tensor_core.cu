@@ -262,7 +262,10 @@ GPUBENCH_FAMILY(TensorCore) {
     auto* registered = family.gpu(std::string("TensorCore/mma_sync_") + Mma::info.name, {"chains", "warps", "operands"},
                                   mma_sync_row<Mma>, mma_requirement(Mma::info));
     string_axis(registered, "precision", Mma::info.name);
-    for (const Point& row : rows) add_point(registered, row);
+    // The node check: FP16 at the quick throughput point.
+    const bool checked = std::string(Mma::info.name) == "f16_f32";
+    for (const Point& row : rows)
+      add_point(registered, row, checked && row == mma_point(4, 8, 1) ? Check::kToo : Check::kNo);
   });
 
   // wgmma: latency rows {n}; throughput rows {n, warpgroups per SM, operands}. Hopper's only (sm_90a).
@@ -285,7 +288,8 @@ GPUBENCH_FAMILY(TensorCore) {
         "TensorCore/wgmma_" + label, {"n", "warpgroups", "operands"},
         [row](benchmark::State& state) { row(state, false); }, hopper);
     string_axis(string_axis(throughput, "precision", precision), "a_from", a_from);
-    for (const Point& point : family.pick(quick_rows, full)) add_point(throughput, point);
+    for (const Point& point : family.pick(quick_rows, full))  // the node check: FP16 at N=256
+      add_point(throughput, point, label == "f16_f32_ss" && point == wgmma_point(256, 2, 1) ? Check::kToo : Check::kNo);
   };
   using namespace kernels;
   const auto row_of = [](auto op, auto register_a, auto... ns) {

@@ -85,10 +85,11 @@ GPUBENCH_FAMILY(CacheBandwidth) {
   for (std::int64_t kib = l1_kib * 3 / 2; kib < dram_kib; kib = kib % 3 == 0 ? kib / 3 * 4 : kib / 2 * 3)
     sizes.push_back(kib);
   sizes.push_back(dram_kib);
-  auto* cached = family.gpu("CacheBandwidth/read", {"KiB_per_sm"}, read_rows<false>);
+  // The node check runs the quick points of all three: they carry the card's bandwidth per level.
+  auto* cached = in_check(family.gpu("CacheBandwidth/read", {"KiB_per_sm"}, read_rows<false>));
   for (std::int64_t kib : family.pick<Sizes>({l1_kib / 16, l1_kib / 4, l1_kib / 2, l1_kib, dram_kib}, sizes))
     add_point(cached, {{"KiB_per_sm", kib}});
-  auto* bypass = family.gpu("CacheBandwidth/read_cg", {"KiB_per_sm"}, read_rows<true>);
+  auto* bypass = in_check(family.gpu("CacheBandwidth/read_cg", {"KiB_per_sm"}, read_rows<true>));
   for (std::int64_t kib : family.pick<Sizes>({l1_kib / 16, l1_kib / 2, dram_kib}, sizes))
     add_point(bypass, {{"KiB_per_sm", kib}});
   // One set all SMs share, KiB in all: from 512 KiB to twice L2 (quick: 2 MiB and a third of L2).
@@ -98,7 +99,7 @@ GPUBENCH_FAMILY(CacheBandwidth) {
     shared_sizes.push_back(kib);
     if (kib * 3 / 2 <= 2 * l2_kib) shared_sizes.push_back(kib * 3 / 2);
   }
-  auto* shared = family.gpu("CacheBandwidth/read_shared", {"KiB"}, read_rows<true, Slices::kShared>);
+  auto* shared = in_check(family.gpu("CacheBandwidth/read_shared", {"KiB"}, read_rows<true, Slices::kShared>));
   for (std::int64_t kib : family.pick<Sizes>({2048, l2_kib / 3 / 1024 * 1024}, shared_sizes))
     add_point(shared, {{"KiB", kib}});
 }

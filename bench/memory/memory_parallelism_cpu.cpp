@@ -153,7 +153,7 @@ std::vector<std::int64_t> thread_counts(bool quick) {
 }
 
 GPUBENCH_FAMILY(MemoryParallelismCPU) {
-  const bool quick = family.preset() == Preset::kQuick;
+  const bool quick = family.preset() != Preset::kFull;
   auto* chases = family.cpu("MemoryParallelismCPU/chase", {"chains", "threads"}, chase_chains)->UseManualTime();
   for (std::int64_t chains : family.pick<std::vector<std::int64_t>>({1, 16}, {1, 2, 4, 8, 16}))
     for (std::int64_t threads : thread_counts(quick)) add_point(chases, {{"chains", chains}, {"threads", threads}});

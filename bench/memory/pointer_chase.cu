@@ -277,7 +277,7 @@ GPUBENCH_FAMILY(PointerChase) {
   using kernels::LoadPath;
   using Sets = std::vector<std::int64_t>;
   constexpr std::int64_t KiB = 1024, MiB = KiB * KiB, GiB = KiB * MiB;
-  const bool quick = family.preset() == Preset::kQuick;
+  const bool quick = family.preset() != Preset::kFull;
   const ChipShape& chip = family.chip();
   const std::vector<std::string> set_and_stride{"bytes", "stride"};
   // Quick: sizes inside and past L1, and on both sides of the near-L2 (half of L2 on chips with two
@@ -308,11 +308,13 @@ GPUBENCH_FAMILY(PointerChase) {
       add_point(cached, {{"bytes", bytes}, {"stride", 32}});  // sector strides
   }
   // Load-to-use (`p = *p`, no address arithmetic): the same sets as the indexed ld.ca chase.
-  auto* direct = family.gpu("PointerChase/direct", set_and_stride, direct_chase<LoadPath::kCached>);
+  // The node check's latency per level: the load-to-use sweeps (whole, as the levels are found from them).
+  auto* direct = in_check(family.gpu("PointerChase/direct", set_and_stride, direct_chase<LoadPath::kCached>));
   for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets))
     add_point(direct, {{"bytes", bytes}, {"stride", 128}});
   const std::int64_t near_l2 = std::min<std::int64_t>(2 * MiB, static_cast<std::int64_t>(chip.l2_bytes) / 4);
-  auto* direct_l2 = family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>);
+  auto* direct_l2 =
+      in_check(family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>));
   for (std::int64_t bytes : family.pick<Sets>(
            {4 * KiB, static_cast<std::int64_t>(chip.l2_bytes) / 3 / MiB * MiB, far_l2_set(chip), GiB}, full_sets))
     add_point(direct_l2, {{"bytes", bytes}, {"stride", 128}});

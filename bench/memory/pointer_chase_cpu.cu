@@ -36,7 +36,7 @@ void chase_on_host(benchmark::State& state) {
 }
 GPUBENCH_FAMILY(PointerChaseCPU) {
   auto* rows = family.cpu("PointerChaseCPU", {"bytes"}, chase_on_host)->UseRealTime();
-  if (family.preset() == Preset::kQuick) {
+  if (family.preset() != Preset::kFull) {
     for (std::int64_t bytes :
          {std::int64_t{16} << 10, std::int64_t{1} << 20, std::int64_t{16} << 20, std::int64_t{256} << 20})
       add_point(rows, {{"bytes", bytes}});

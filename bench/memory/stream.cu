@@ -203,9 +203,10 @@ Point bulk_point(std::int64_t stages, std::int64_t chunk_kib, std::int64_t block
 // H100 and H200) and 64 KiB at 4 (the read's); for `read` its neighbours (4 bytes; 1 and 4 blocks
 // per SM; 8 loads). The full preset sweeps all, claimed at 16 bytes (docs/experiments/stream.md).
 template <StreamOp Op>
-void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows) {
+void register_op(const Family& family, const std::string& name, bool is_read, bool hot_rows, bool checked = false) {
   Benchmark* rows = family.gpu("Stream/" + name, kArgs, stream_rows<Op>);
-  if (family.preset() == Preset::kQuick) {
+  if (checked) in_check(rows);  // the node check's DRAM rows: all of them, as the card takes the best
+  if (family.preset() != Preset::kFull) {
     for (const Point& point : {stream_point(16, 4, 8, kDramMiB, 1, 0), stream_point(16, 8, 2, kDramMiB, 1, 16),
                                stream_point(16, 8, 4, kDramMiB, 1, 64)})
       add_point(rows, point);
@@ -232,9 +233,9 @@ void register_op(const Family& family, const std::string& name, bool is_read, bo
 }
 
 GPUBENCH_FAMILY(Stream) {
-  register_op<StreamOp::kRead>(family, "read", true, true);
+  register_op<StreamOp::kRead>(family, "read", true, true, /*checked=*/true);
   register_op<StreamOp::kWrite>(family, "write", false, false);
-  register_op<StreamOp::kCopy>(family, "copy", false, true);
+  register_op<StreamOp::kCopy>(family, "copy", false, true, /*checked=*/true);
   register_op<StreamOp::kScale>(family, "scale", false, false);
   register_op<StreamOp::kTriad>(family, "triad", false, false);
   // Quick: the H100's best grid-stride TMA copy (4 stages of 32 KiB, one block per SM), its best
@@ -242,7 +243,7 @@ GPUBENCH_FAMILY(Stream) {
   Benchmark* bulk =
       family.gpu("Stream/copy_bulk", {"stages", "chunk_KiB", "blocks_per_sm", "MiB", "cold_l2", "claimed"},
                  copy_bulk_rows, needs_sm(90, "the TMA bulk copy"));
-  if (family.preset() == Preset::kQuick)
+  if (family.preset() != Preset::kFull)
     for (const Point& point : {bulk_point(4, 32, 1, 0), bulk_point(4, 16, 1, 1), bulk_point(8, 4, 2, 1)})
       add_point(bulk, point);
   else
@@ -251,7 +252,7 @@ GPUBENCH_FAMILY(Stream) {
         for (std::int64_t chunk_kib : {4, 16, 32})
           for (std::int64_t per_sm : {1, 2})
             if (stages * chunk_kib * per_sm <= 192) add_point(bulk, bulk_point(stages, chunk_kib, per_sm, claimed));
-  add_point(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows), {{"MiB", kDramMiB}, {"cold_l2", 1}});
+  add_point(in_check(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)), {{"MiB", kDramMiB}, {"cold_l2", 1}});
   Benchmark* l2_copies = family.short_launches(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows));
   for (std::int64_t cold : {1, 0}) add_point(l2_copies, {{"MiB", kL2MiB}, {"cold_l2", cold}});
 }

@@ -183,7 +183,8 @@ GPUBENCH_FAMILY(Peer) {
   std::call_once(topology_added, [] { benchmark::AddCustomContext("gpubench_peer_topology", peer_topology()); });
   // Registered once per GPU under test, so --gpubench_device=all measures every ordered pair.
   const std::vector<std::int64_t> peers = peers_of(family.device(), family);
-  auto* copies = family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows);
+  // The node check measures NVLink where there is a peer: the copies, both ways.
+  auto* copies = in_check(family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows));
   for (std::int64_t peer : peers)
     for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 2048, 8192}))
       for (std::int64_t direction : {kLocalToPeer, kPeerToLocal, kBothWays})

@@ -63,10 +63,9 @@ std::vector<int> DeviceChoice::resolve(int device_count) const {
 
 namespace {
 
-bool parse_preset(const std::string& text, const std::string& source) {
-  if (text == "quick") return false;
-  if (text == "full") return true;
-  throw std::invalid_argument(source + " must be quick or full, got '" + text + "'");
+std::string parse_preset(const std::string& text, const std::string& source) {
+  if (text == "quick" || text == "full" || text == "check") return text;
+  throw std::invalid_argument(source + " must be quick, full or check, got '" + text + "'");
 }
 
 // --name, --name=true/1/yes: true; --name=false/0/no: false; anything else is an error. nullopt-like:
@@ -169,7 +168,7 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
   if (env_device != nullptr && *env_device != '\0')
     options.devices = parse_device_choice(env_device, "GPUBENCH_DEVICE");
   if (env_counters != nullptr) options.counters = env_counters;
-  if (env_preset != nullptr && *env_preset != '\0') options.full = parse_preset(env_preset, "GPUBENCH_PRESET");
+  if (env_preset != nullptr && *env_preset != '\0') options.preset = parse_preset(env_preset, "GPUBENCH_PRESET");
 
   // Rewritten arguments must outlive argv's use by Google Benchmark; a deque never moves its elements.
   static std::deque<std::string> rewritten;
@@ -184,7 +183,7 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
       } else if (value_of(arg, "--gpubench_counters", value)) {
         options.counters = value;
       } else if (value_of(arg, "--gpubench_preset", value)) {
-        options.full = parse_preset(value, "--gpubench_preset");
+        options.preset = parse_preset(value, "--gpubench_preset");
       } else if (value_of(arg, "--gpubench_card", value)) {
         if (value.empty()) throw std::invalid_argument("--gpubench_card needs a path prefix or none");
         options.card = value;
@@ -234,7 +233,9 @@ std::string options_usage() {
          "gpubench flags:\n"
          "  --gpubench_preset=P       quick (default: every family at the points that carry its answer,\n"
          "                            about two minutes, min time 0.1 s unless --benchmark_min_time is\n"
-         "                            given) or full (every sweep); environment: GPUBENCH_PRESET\n"
+         "                            given), full (every sweep) or check (the node check: the values\n"
+         "                            the SKU verdict needs and a map of every SM, results verified,\n"
+         "                            under a minute); environment: GPUBENCH_PRESET\n"
          "  --gpubench_card=PREFIX    write the card to PREFIX.md / PREFIX.json (default: beside\n"
          "                            --benchmark_out, as FILE.card.md / .json); none: no card\n"
          "  --gpubench_device=N       GPU to run on (default 0; environment: GPUBENCH_DEVICE); a list\n"

@@ -23,7 +23,7 @@ struct Options {
   std::string list_counters;        // --gpubench_list_counters[=text|markdown|json]: "" when not asked
   bool cold_l2 = false;             // --gpubench_cold_l2: empty L2 before every launch
   bool verdict = false;             // --gpubench_verdict: check against the SKU, measure outside values again
-  bool full = false;                // --gpubench_preset=full (default quick), or GPUBENCH_PRESET
+  std::string preset = "quick";     // --gpubench_preset=quick|full|check, or GPUBENCH_PRESET
   std::string card;                 // --gpubench_card=PREFIX: card files; "none": no card; "": beside --benchmark_out
   std::string python;               // --gpubench_python=PATH, or GPUBENCH_PYTHON: the Python that builds the card
   std::string out;                  // --benchmark_out=FILE, seen (not consumed)

@@ -22,6 +22,7 @@ struct RunningCase {
   CaseCounters* counters;
   std::vector<std::int64_t> args;
   const std::vector<std::string>* arg_names;  // as registered, in the order of `args`
+  std::string report_key;                     // row_series' key: <name>/<axis>:<value>/... as Google Benchmark names it
 };
 
 // Makes `running` the current case until destroyed.

@@ -145,17 +145,19 @@ TEST(Options, ColdL2IsOffUnlessAsked) {
   EXPECT_EQ(d.argc, 1);
 }
 
-TEST(Options, PresetIsQuickUnlessFullIsAsked) {
+TEST(Options, PresetIsQuickUnlessFullOrCheckIsAsked) {
   Argv a({"gpubench"});
-  EXPECT_FALSE(parse_options(a.argc, a.pointers.data(), nullptr).full);
+  EXPECT_EQ(parse_options(a.argc, a.pointers.data(), nullptr).preset, "quick");
   Argv b({"gpubench", "--gpubench_preset=full"});
-  EXPECT_TRUE(parse_options(b.argc, b.pointers.data(), nullptr).full);
+  EXPECT_EQ(parse_options(b.argc, b.pointers.data(), nullptr).preset, "full");
   Argv c({"gpubench"});
-  EXPECT_TRUE(parse_options(c.argc, c.pointers.data(), nullptr, nullptr, "full").full);
+  EXPECT_EQ(parse_options(c.argc, c.pointers.data(), nullptr, nullptr, "full").preset, "full");
   Argv d({"gpubench", "--gpubench_preset=quick"});
-  EXPECT_FALSE(parse_options(d.argc, d.pointers.data(), nullptr, nullptr, "full").full);  // the flag wins
+  EXPECT_EQ(parse_options(d.argc, d.pointers.data(), nullptr, nullptr, "full").preset, "quick");  // the flag wins
   Argv e({"gpubench", "--gpubench_preset=fast"});
   EXPECT_THROW(parse_options(e.argc, e.pointers.data(), nullptr), std::invalid_argument);
+  Argv f({"gpubench", "--gpubench_preset=check"});
+  EXPECT_EQ(parse_options(f.argc, f.pointers.data(), nullptr).preset, "check");
 }
 
 TEST(Options, CardPrefixAndTheOutputFlagsAreSeen) {

@@ -1,0 +1,347 @@
+//! The per-SM map of the node check (--gpubench_preset=check): every SM at once runs one block that times its
+//! own work (FP32 FMA chains, shared-memory loads, mma.sync FP16 tiles, an L2 pointer chase) and leaves an
+//! answer the host verifies. Each row reports the median SM, the worst SM against it, and every SM's value as
+//! a series; a wrong answer is named with its SM. SmMap/gpc groups the SMs by GPC from where the hardware
+//! places clusters. docs/experiments/sm_map.md.
+#include "bench/compute/sm_map_check.h"
+#include "bench/memory/cluster_launch.h"
+#include "bench/one_block_per_sm.h"
+#include "common/arg_cache.h"
+#include "common/benchmark_compat.h"
+#include "common/counter_catalog.h"
+#include "common/device_memory.h"
+#include "common/experiment.h"
+#include "common/registry.h"
+#include "kernels/compute/sm_map.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+using kernels::SmRecord;
+
+constexpr int kFmaIterations = 4096;     // 8 chains x 256 threads x 4096 = 8.4 M FMAs per SM: ~65k cycles
+constexpr int kSharedIterations = 2048;  // 16 K loads of 16 bytes per thread
+constexpr int kMmaIterations = 2048;
+constexpr int kChaseThreads = 32;
+constexpr int kChaseSteps = 1024;
+constexpr std::uint32_t kChaseNodes = 32768;  // 4 MiB of 128-byte lines: in L2 on every GPU with one of 8 MiB+
+
+// A fault planted on purpose (GPUBENCH_PLANT, for calibrating the check: docs/verdicts.md): "busy_sm:N" keeps
+// SM N busy from another stream while the map runs; "flip_bit" flips one bit of one block's FMA answer.
+struct Plant {
+  std::optional<int> busy_sm;
+  bool flip_bit = false;
+};
+Plant planted() {
+  Plant plant;
+  const char* text = std::getenv("GPUBENCH_PLANT");
+  if (text == nullptr) return plant;
+  const std::string spec = text;
+  if (spec.rfind("busy_sm:", 0) == 0) plant.busy_sm = std::atoi(spec.c_str() + 8);
+  plant.flip_bit = spec == "flip_bit";
+  return plant;
+}
+
+// Another stream's block that keeps one SM's FMA pipes busy until released: the planted slow SM.
+__global__ void occupy_sm(unsigned target, const volatile int* release, int* claimed) {
+  __shared__ int mine;
+  // One block only: more would fill the SM's thread slots and keep the map's block off it altogether.
+  if (threadIdx.x == 0) mine = sm_id() == target && atomicAdd(claimed, 1) == 0;
+  __syncthreads();
+  if (!mine) return;
+  float x = static_cast<float>(threadIdx.x);
+  while (*release == 0)
+    for (int i = 0; i < 256; ++i) asm volatile("fma.rn.f32 %0, %0, %0, %0;" : "+f"(x));
+  if (x == 12345.0f) asm volatile("trap;");  // keeps x alive
+}
+
+class BusySm {
+ public:
+  explicit BusySm(int sm) {
+    GPUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&release_), sizeof(int), cudaHostAllocMapped));
+    *release_ = 0;
+    int* device_release = nullptr;
+    GPUBENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_release), release_, 0));
+    GPUBENCH_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    claimed_.fill_bytes(0, stream_);
+    occupy_sm<<<device().sm_count * 2, 256, 0, stream_>>>(static_cast<unsigned>(sm), device_release, claimed_.data());
+    GPUBENCH_CUDA_LAUNCHED();
+  }
+  ~BusySm() {
+    *reinterpret_cast<volatile int*>(release_) = 1;
+    GPUBENCH_CUDA_NOEXCEPT(cudaStreamSynchronize(stream_));
+    GPUBENCH_CUDA_NOEXCEPT(cudaStreamDestroy(stream_));
+    GPUBENCH_CUDA_NOEXCEPT(cudaFreeHost(release_));
+  }
+  BusySm(const BusySm&) = delete;
+  BusySm& operator=(const BusySm&) = delete;
+
+ private:
+  int* release_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer<int> claimed_{1};
+};
+
+// The planted busy SM for the length of a map row, or nothing.
+std::unique_ptr<BusySm> busy_if_planted() {
+  const std::optional<int> sm = planted().busy_sm;
+  return sm ? std::make_unique<BusySm>(*sm) : nullptr;
+}
+
+// The map's kernels re-read what they wrote; the chase's chain stays in L2 between launches.
+RunOptions warm() {
+  RunOptions options;
+  options.cold_l2 = false;
+  return options;
+}
+
+// What one map row measures: its kernel's launch, each SM's value from a record, and the answers to verify.
+struct MapRun {
+  std::vector<SmRecord> records;
+  std::vector<int> wrong;  // per block
+};
+
+// Reports the map: counters, every SM's value as a series, the wrong answers on the label. `value_of` turns a
+// block's cycles into the row's quantity.
+template <class ValueOf>
+void report_map(benchmark::State& state, const MapRun& run, bool lower_is_better, const std::string& what,
+                const std::string& series, ValueOf value_of) {
+  std::vector<sm_map::SmReading> readings;
+  for (std::size_t block = 0; block < run.records.size(); ++block)
+    readings.push_back({run.records[block].sm, value_of(static_cast<double>(run.records[block].cycles)),
+                        run.wrong.empty() ? 0 : run.wrong[block]});
+  const sm_map::Map map = sm_map::make_map(readings, lower_is_better, what);
+  state.counters[lower_is_better ? "latency_median" : "rate_median"] = map.median;
+  state.counters["worst_vs_median"] = map.worst_vs_median;
+  state.counters["worst_sm"] = map.worst_sm;
+  state.counters["sms_measured"] = static_cast<double>(map.readings.size());
+  state.counters["wrong_results"] = map.wrong_sms;
+  std::vector<double> sms, values;
+  for (const sm_map::SmReading& reading : map.readings) {
+    sms.push_back(reading.sm);
+    values.push_back(reading.value);
+  }
+  report_series("sms", sms);
+  report_series(series, values);
+  if (!map.wrong_text.empty()) {
+    state.SetLabel(map.wrong_text);
+    report_wrong_result(map.wrong_text);
+  }
+}
+
+// One launch of `kernel` on every SM (one block each) outside the timed loop, whose records and answers the map
+// reads: the timed launches only time.
+template <class Answer, class... Params, class... Args>
+MapRun map_launch(void (*kernel)(Params...), int threads, int shared_bytes, DeviceBuffer<SmRecord>& records,
+                  DeviceBuffer<Answer>& answers, const std::vector<Answer>& reference, Args... args) {
+  const int blocks = device().sm_count;
+  kernel<<<blocks, threads, static_cast<std::size_t>(shared_bytes), stream()>>>(args..., Clocks{});
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
+  MapRun run;
+  run.records = records.download(static_cast<std::size_t>(blocks), stream());
+  std::vector<Answer> got = answers.download(answers.size(), stream());
+  if (planted().flip_bit && got.size() > 17u * static_cast<std::size_t>(threads)) {
+    // Bit 0 of one answer of block 17: the map must call it a wrong result from that block's SM.
+    Answer& victim = got[17u * static_cast<std::size_t>(threads) + 5u];
+    std::uint32_t bits;
+    std::memcpy(&bits, &victim, sizeof bits);
+    bits ^= 1u;
+    std::memcpy(&victim, &bits, sizeof bits);
+  }
+  run.wrong = sm_map::wrong_per_block(got, reference);
+  return run;
+}
+
+struct Buffers {
+  DeviceBuffer<SmRecord> records{static_cast<std::size_t>(device().sm_count)};
+  DeviceBuffer<float> floats{static_cast<std::size_t>(device().sm_count) * kernels::kSmMapThreads};
+  DeviceBuffer<std::uint32_t> words{static_cast<std::size_t>(device().sm_count) * kernels::kSmMapThreads};
+};
+Buffers& buffers() {
+  static ArgCache<Buffers> cache;
+  return cache.get({device().sm_count}, [] { return Buffers(); });
+}
+
+void fma_row(benchmark::State& state) {
+  Buffers& b = buffers();
+  const int shared = one_block_per_sm(kernels::sm_map_fma, kernels::kSmMapThreads);
+  static const std::vector<float> reference = sm_map::fma_reference(kernels::kSmMapThreads, kFmaIterations);
+  const auto busy = busy_if_planted();
+  const Launch launch = [&](cudaStream_t s, Clocks clocks) {
+    kernels::sm_map_fma<<<device().sm_count, kernels::kSmMapThreads, static_cast<std::size_t>(shared), s>>>(
+        b.records.data(), b.floats.data(), kFmaIterations, clocks);
+  };
+  run(state, launch, warm());
+  const MapRun map = map_launch(kernels::sm_map_fma, kernels::kSmMapThreads, shared, b.records, b.floats, reference,
+                                b.records.data(), b.floats.data(), kFmaIterations);
+  const double flops = 2.0 * kernels::kSmMapThreads * kernels::kSmMapChains * kFmaIterations;
+  report_map(state, map, false, "the FP32 FMA map", "flops_per_clock", [&](double cycles) { return flops / cycles; });
+}
+
+void shared_row(benchmark::State& state) {
+  Buffers& b = buffers();
+  const int shared = one_block_per_sm(kernels::sm_map_shared, kernels::kSmMapThreads,
+                                      kernels::kSmMapSharedWords * static_cast<int>(sizeof(uint4)));
+  static const std::vector<std::uint32_t> reference =
+      sm_map::shared_reference(kernels::kSmMapThreads, kSharedIterations);
+  const auto busy = busy_if_planted();
+  const Launch launch = [&](cudaStream_t s, Clocks clocks) {
+    kernels::sm_map_shared<<<device().sm_count, kernels::kSmMapThreads, static_cast<std::size_t>(shared), s>>>(
+        b.records.data(), b.words.data(), kSharedIterations, clocks);
+  };
+  run(state, launch, warm());
+  const MapRun map = map_launch(kernels::sm_map_shared, kernels::kSmMapThreads, shared, b.records, b.words, reference,
+                                b.records.data(), b.words.data(), kSharedIterations);
+  const double bytes = 16.0 * kernels::kSmMapThreads * kernels::kSmMapLoadsPerStep * kSharedIterations;
+  report_map(state, map, false, "the shared-memory map", "bytes_per_clock",
+             [&](double cycles) { return bytes / cycles; });
+}
+
+void mma_row(benchmark::State& state) {
+  Buffers& b = buffers();
+  const int shared = one_block_per_sm(kernels::sm_map_mma, kernels::kSmMapThreads);
+  static const std::vector<float> reference = sm_map::mma_reference(kernels::kSmMapThreads, kMmaIterations);
+  const auto busy = busy_if_planted();
+  const Launch launch = [&](cudaStream_t s, Clocks clocks) {
+    kernels::sm_map_mma<<<device().sm_count, kernels::kSmMapThreads, static_cast<std::size_t>(shared), s>>>(
+        b.records.data(), b.floats.data(), kMmaIterations, clocks);
+  };
+  run(state, launch, warm());
+  const MapRun map = map_launch(kernels::sm_map_mma, kernels::kSmMapThreads, shared, b.records, b.floats, reference,
+                                b.records.data(), b.floats.data(), kMmaIterations);
+  const double flops = 2.0 * 16 * 8 * 16 * (kernels::kSmMapThreads / 32) * kernels::kSmMapMmaChains * kMmaIterations;
+  report_map(state, map, false, "the mma.sync FP16 map", "flops_per_clock",
+             [&](double cycles) { return flops / cycles; });
+}
+
+// A random cycle through kChaseNodes lines (one node per 128 bytes), as word indices.
+std::vector<std::uint32_t> chase_chain() {
+  std::vector<std::uint32_t> order(kChaseNodes);
+  std::iota(order.begin(), order.end(), 0u);
+  std::mt19937 random(1234);
+  std::shuffle(order.begin(), order.end(), random);
+  std::vector<std::uint32_t> next(static_cast<std::size_t>(kChaseNodes) * kernels::kSmMapNodeWords, 0u);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    next[order[i] * kernels::kSmMapNodeWords] = order[(i + 1) % order.size()] * kernels::kSmMapNodeWords;
+  return next;
+}
+
+void l2_latency_row(benchmark::State& state) {
+  Buffers& b = buffers();
+  static const std::vector<std::uint32_t> host_chain = chase_chain();
+  static ArgCache<DeviceBuffer<std::uint32_t>> chains;
+  DeviceBuffer<std::uint32_t>& chain = chains.get({kChaseNodes}, [] {
+    DeviceBuffer<std::uint32_t> buffer(host_chain.size());
+    buffer.upload(host_chain, stream());
+    return buffer;
+  });
+  const int shared = one_block_per_sm(kernels::sm_map_l2_chase, kChaseThreads);
+  const auto busy = busy_if_planted();
+  const Launch launch = [&](cudaStream_t s, Clocks clocks) {
+    kernels::sm_map_l2_chase<<<device().sm_count, kChaseThreads, static_cast<std::size_t>(shared), s>>>(
+        b.records.data(), chain.data(), kChaseNodes, kChaseSteps, b.words.data(), clocks);
+  };
+  run(state, launch, warm());  // the chain stays in L2 between launches
+  const int blocks = device().sm_count;
+  kernels::sm_map_l2_chase<<<blocks, kChaseThreads, static_cast<std::size_t>(shared), stream()>>>(
+      b.records.data(), chain.data(), kChaseNodes, kChaseSteps, b.words.data(), Clocks{});
+  GPUBENCH_CUDA_LAUNCHED();
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
+  MapRun map;
+  map.records = b.records.download(static_cast<std::size_t>(blocks), stream());
+  const std::vector<std::uint32_t> ends = b.words.download(static_cast<std::size_t>(blocks), stream());
+  for (int block = 0; block < blocks; ++block) {
+    const std::uint32_t start = kernels::sm_map_chase_start(map.records[static_cast<std::size_t>(block)].sm, kChaseNodes);
+    map.wrong.push_back(ends[static_cast<std::size_t>(block)] != sm_map::chase_end(host_chain, start, kChaseSteps));
+  }
+  report_map(state, map, true, "the L2 latency map", "cycles_per_load",
+             [&](double cycles) { return cycles / kChaseSteps; });
+}
+
+// SMs that a cluster placed together share a GPC: clusters of 16, 8, 4 and 2 blocks (one per SM), each size
+// launched a few times, grouped (sm_map::gpc_groups).
+void gpc_row(benchmark::State& state) {
+  const int shared = one_block_per_sm(kernels::sm_map_cluster_sms, 32);
+  const int sm_count = device().sm_count;
+  std::vector<unsigned> sizes;
+  for (unsigned size : {16u, 8u, 4u, 2u})
+    if (resident_clusters(kernels::sm_map_cluster_sms, size, 32, shared) > 0) sizes.push_back(size);
+  if (sizes.empty()) return skip_benchmark(state, "no cluster of 2 or more blocks, one per SM, fits this GPU");
+  const unsigned largest = sizes.front();
+  const int largest_count = resident_clusters(kernels::sm_map_cluster_sms, largest, 32, shared);
+  DeviceBuffer<std::uint32_t> sms(static_cast<std::size_t>(sm_count));
+  const Launch launch = [&](cudaStream_t s, Clocks clocks) {
+    launch_clusters(kernels::sm_map_cluster_sms, largest * static_cast<unsigned>(largest_count), 32, shared, largest,
+                    s, sms.data(), clocks);
+  };
+  run(state, launch, warm());
+  const std::vector<double> groups = once_per_case([&] {
+    std::vector<std::vector<std::uint32_t>> clusters;
+    for (unsigned size : sizes) {
+      const int count = resident_clusters(kernels::sm_map_cluster_sms, size, 32, shared);
+      const unsigned blocks = size * static_cast<unsigned>(count);
+      for (int repeat = 0; repeat < 4; ++repeat) {
+        launch_clusters(kernels::sm_map_cluster_sms, blocks, 32, shared, size, stream(), sms.data(), Clocks{});
+        GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
+        const std::vector<std::uint32_t> seen = sms.download(blocks, stream());
+        for (unsigned first = 0; first < blocks; first += size)
+          clusters.emplace_back(seen.begin() + first, seen.begin() + first + size);
+      }
+    }
+    const std::vector<int> group = sm_map::gpc_groups(clusters, sm_count);
+    return std::vector<double>(group.begin(), group.end());
+  });
+  std::vector<double> sm_ids(static_cast<std::size_t>(sm_count));
+  std::iota(sm_ids.begin(), sm_ids.end(), 0.0);
+  report_series("sms", sm_ids);
+  report_series("gpc", groups);
+  state.counters["gpcs"] = *std::max_element(groups.begin(), groups.end()) + 1;
+  state.counters["largest_cluster"] = largest;
+}
+
+GPUBENCH_FAMILY(SmMap) {
+  in_check(family.gpu("SmMap/fma", {}, fma_row));
+  in_check(family.gpu("SmMap/shared", {}, shared_row));
+  in_check(family.gpu("SmMap/mma", {}, mma_row, needs_sm(80, "mma.sync m16n8k16 FP16")));
+  in_check(family.gpu("SmMap/l2_latency", {}, l2_latency_row));
+  in_check(family.gpu("SmMap/gpc", {}, gpc_row, needs_sm(90, "thread-block clusters")));
+}
+
+GPUBENCH_COUNTERS(
+    SmMap,
+    {"rate_median", "per clock", CounterKind::kMeasured,
+     "the median SM's rate, every SM busy at once (FLOPs or bytes per SM clock: the row's series says which)",
+     Better::kHigher},
+    {"latency_median", "cycles", CounterKind::kMeasured,
+     "the median SM's L2 load-to-use latency, every SM chasing at once", Better::kLower},
+    {"worst_vs_median", "ratio", CounterKind::kMeasured,
+     "the worst SM against the median (a rate's lowest / median; a latency's median / highest): 1 is even",
+     Better::kHigher},
+    {"worst_sm", "SM index", CounterKind::kMeasured, "the SM of worst_vs_median (%smid)"},
+    {"sms_measured", "SMs", CounterKind::kFixed, "SMs the map measured (a block on each, at once)"},
+    {"wrong_results", "SMs", CounterKind::kFixed,
+     "SMs whose block gave a wrong answer (verified against the host's): 0 on a sound GPU"},
+    {"sms", "SM index", CounterKind::kMeasured, "series: the SM (%smid) of each element of the row's other series"},
+    {"flops_per_clock", "FLOP/clk", CounterKind::kMeasured, "series: each SM's FLOPs per SM clock"},
+    {"bytes_per_clock", "B/clk", CounterKind::kMeasured, "series: each SM's shared-memory bytes per SM clock"},
+    {"cycles_per_load", "cycles", CounterKind::kMeasured, "series: each SM's L2 load-to-use latency"},
+    {"gpc", "group", CounterKind::kMeasured,
+     "series: each SM's GPC group (SMs seen in one cluster share a GPC; numbered from the lowest SM; -1 unseen)"},
+    {"gpcs", "groups", CounterKind::kMeasured, "GPC groups found (the GPU's GPCs, where clusters reached them all)"},
+    {"largest_cluster", "blocks", CounterKind::kFixed, "the largest cluster (one block per SM) this GPU holds"});
+
+}  // namespace
+}  // namespace gpubench
