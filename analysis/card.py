@@ -41,6 +41,8 @@ class Card:
         self.limits = None  # the reference ranges table (None: analysis/reference_ranges.json)
         self.values = []
         self.failed = []  # {"row", "error", "family", "keys"}: what a failed row would have fed
+        self.wrong = []  # the words of rows whose results, verified in the run, were wrong
+        self.cut_short = None  # "12 of 79 rows": a run that reported fewer rows than it set out to run
         self.families_of = {}  # value key -> the families whose rows it reads (what to measure again)
 
     def build(self):
@@ -65,8 +67,20 @@ class Card:
         for row in self.report.failed():  # every failed row, whether or not a card value reads it
             self.failed.append({"row": row["name"], "error": row.error, "family": row.family,
                                 "keys": fed.get(row.family, [])})
-        self.ranges = ranges.check(self.values, self.context.get("gpu_name"), self.limits)
+        self.wrong = [row.get("label") or f"{row.short_name}: wrong results" for row in self.report.rows()
+                      if row.value("wrong_results")]
+        planned = self.context.get("gpubench_rows_planned")
+        reported = len({row.full_name for row in self.report.all_rows if not row.aggregate})
+        if planned and str(planned).isdigit() and reported < int(planned) and self.report.gpu is None:
+            self.cut_short = f"{reported} of {planned} rows"
+        self.ranges = ranges.check(self.values, self.context.get("gpu_name"), self.limits,
+                                   self.context.get("gpubench_preset"))
         return self
+
+    def verdict(self, subset=False):
+        """(status, one line) of the SKU check (ranges.verdict) of this card's GPU."""
+        return ranges.verdict(self.ranges, self.failed, subset, self.context.get("gpubench_filter"), self.wrong,
+                              self.cut_short)
 
     # --- output -----------------------------------------------------------------------------------
     def device(self):
@@ -302,13 +316,13 @@ def judge_all(report, limits, subset):
     judged = []
     for gpu, part in report.devices():
         card = build(part, limits)
-        status, line = ranges.verdict(card.ranges, card.failed, subset, part.context.get("gpubench_filter"))
+        status, line = card.verdict(subset)
         judged.append((gpu, card, status, line))
     return judged
 
 
 def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
-    """--check: one line per GPU and the worst status (abnormal > incomplete > no limits > normal). With `rerun`,
+    """--check: one line per GPU and the worst status (wrong > abnormal > incomplete > no limits > normal). With `rerun`,
     the families behind outside values are measured once more and the verdict is the second reading's: a value
     outside twice is a fault. Returns (status, the report judged last)."""
     judged = judge_all(report, limits, subset)
@@ -323,7 +337,7 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
                     print(f"card.py: measuring again: {c['label']}: first {first[(gpu, c['key'])]:.4g}, again "
                           f"{c['value']:.4g} {c['unit']} ({again})", file=sys.stderr)
     worst = ranges.NORMAL
-    order = {ranges.NORMAL: 0, ranges.NO_LIMITS: 1, ranges.INCOMPLETE: 2, ranges.ABNORMAL: 3}
+    order = {ranges.NORMAL: 0, ranges.NO_LIMITS: 1, ranges.INCOMPLETE: 2, ranges.ABNORMAL: 3, ranges.WRONG: 4}
     for gpu, card, status, line in judged:
         where = f"GPU {gpu}: " if gpu is not None else ""
         print(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}", file=sys.stderr)

@@ -60,7 +60,7 @@ def entries(paths, damaged=None):
                 values = {column: (by_key[key] * scale if by_key.get(key) is not None else None)
                           for column, key, scale, _ in GPU_COLUMNS}
                 checks = {c["key"]: c for c in (built.ranges or {}).get("checks", [])}
-                verdict = ranges.verdict(built.ranges, built.failed, filtered=part.context.get("gpubench_filter"))
+                verdict = built.verdict()
                 found.append({"node": node, "gpu": gpu if gpu is not None else 0,
                               "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks,
                               "verdict": verdict})
@@ -94,7 +94,8 @@ def flag(found, tolerance):
                 column = keys.get(key, check["label"])
                 e["flags"][column] = (e["flags"].get(column, "") + "; " if column in e["flags"] else "") + \
                     f"{check['value']:.4g} {check['unit']}, outside the SKU's limit ({ranges.limit_text(check)})"
-        if e["verdict"] and e["verdict"][0] == ranges.INCOMPLETE:  # never a pass for what was not measured
+        if e["verdict"] and e["verdict"][0] in (ranges.INCOMPLETE, ranges.WRONG):  # never a pass for a wrong answer
+            # or for what was not measured
             e["flags"]["check"] = e["verdict"][1]
     return columns
 

@@ -84,6 +84,17 @@ def limit(entry, k, floor):
     return out
 
 
+def expected_by_preset(parts, limits):
+    """{preset: [keys]}: the limits' values that every run of each preset measured (the check preset measures
+    fewer than the quick one), so a run of a preset is judged on what that preset measures and no less."""
+    seen = {}
+    for _, _, _, part in parts:
+        preset = part.context.get("gpubench_preset", "quick")
+        keys = {v["key"] for v in card.Card(part).build().values if v["value"] is not None}
+        seen[preset] = keys if preset not in seen else seen[preset] & keys
+    return {preset: sorted(keys & set(limits)) for preset, keys in sorted(seen.items())}
+
+
 def noise_table(parts, factor, minimum):
     """{"rows": {"row|quantity": floor}, "default": x, "unfixed": [...]}: compare's run-to-run floor of every
     row's result and fixed quantities over the runs (rows in at least three runs). Host rows (no SM clock: they
@@ -147,15 +158,17 @@ def make_entry(paths, sku_name, match, source, k=4.0, floor=0.04, noise_factor=1
                              f"{min_machines} (--min-machines), so that a machine's own offset is not the SKU's")
     entry = {"name": sku_name, "match": match, "ranges": {},
              "made": {"runs": len(paths), "boards": len(boards), "k": k, "floor": floor, "source": source}}
-    for key, found in sorted(readings(parts).items()):
-        if len(found["values"]) < min_runs:
-            continue
+    found_all = readings(parts)
+    for key, found in sorted(found_all.items()):
+        if len(found["values"]) < min_runs or len(found["boards"]) < min_machines:
+            continue  # a value few runs or boards measured (a preset's own rows) gets no limit
         bound = limit(found, k, floor)
         bound.update({"method": found["method"], "label": found["label"], "count": len(found["values"]),
                       "boards": len(found["boards"]),
                       "source": f"{source}: {len(found['values'])} readings on {len(found['boards'])} boards, "
                                 f"{min(found['values']):.4g}-{max(found['values']):.4g}, median {bound['median']:.4g}"})
         entry["ranges"][key] = bound
+    entry["expected"] = expected_by_preset(parts, entry["ranges"])
     entry["noise"] = noise_table(parts, noise_factor, noise_min)
     entry["noise"]["source"] = f"{source}: (max - min) / median of each row over {len(paths)} runs x {noise_factor}"
     return entry

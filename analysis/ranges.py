@@ -15,7 +15,7 @@ RANGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ran
 VERSIONS = (1, 2)
 
 # card.py --check's exit statuses (gpubench --gpubench_verdict moves them past its own: docs/verdicts.md).
-NORMAL, ABNORMAL, BAD_INPUT, NO_LIMITS, INCOMPLETE = 0, 1, 2, 3, 4
+NORMAL, ABNORMAL, BAD_INPUT, NO_LIMITS, INCOMPLETE, WRONG = 0, 1, 2, 3, 4, 5
 
 
 def load(path=RANGES):
@@ -56,19 +56,45 @@ def judge(value, limit):
     return (low is None or x >= low) and (high is None or x <= high)
 
 
-def check(values, gpu_name, ranges=None):
-    """{"sku", "name", "version", "checks", "missing", "other_method"} for a GPU of a SKU with limits, or None.
-    checks: key, label, value, unit, better, low, high, source, inside (None: informational). missing: the
-    limits' keys the card has no value for. other_method: values measured by another method than the limit's."""
+def own_checks(values):
+    """Checks of the values that carry a limit of their own (the chip against itself: the per-SM map)."""
+    checks = []
+    for v in values:
+        if v.get("limit") and v["value"] is not None:
+            limit = v["limit"]
+            checks.append({"key": v["key"], "label": v["label"], "value": v["value"], "unit": v["unit"],
+                           "better": v.get("better"), "low": limit.get("low"), "high": limit.get("high"),
+                           "source": limit["source"], "count": None, "inside": judge(v, limit), "own": True,
+                           "detail": v.get("text")})
+    return checks
+
+
+def check(values, gpu_name, ranges=None, preset=None):
+    """{"sku", "name", "version", "checks", "missing", "other_method", "not_in_preset"} for a GPU, or None when
+    neither its SKU has limits nor a value has its own. checks: key, label, value, unit, better, low, high,
+    source, inside (None: informational), values with their own limit first. missing: the limits' keys the card
+    has no value for that the run's `preset` measures (every key, where the limits do not say what each preset
+    measures); not_in_preset: those it does not. other_method: values measured by another method than the
+    limit's. unlisted: the limits list other presets' values but not this one's."""
     ranges = ranges or load()
     key, entry = sku_of(gpu_name, ranges)
+    own = own_checks(values)
     if entry is None:
-        return None
+        if not own:
+            return None
+        return {"sku": None, "name": "its own SMs", "version": ranges["version"], "checks": own, "missing": [],
+                "other_method": [], "not_in_preset": 0, "unlisted": None}
     by_key = {v["key"]: v for v in values}
-    checks, missing, other = [], [], []
+    listed = entry.get("expected") or {}
+    expected = set(listed[preset]) if preset in listed else None
+    unlisted = preset if listed and expected is None else None
+    checks, missing, other, not_in_preset = list(own), [], [], 0
     for name, limit in entry["ranges"].items():
         value = by_key.get(name)
         if value is None or value["value"] is None:
+            if (expected is not None and name not in expected) or unlisted:
+                not_in_preset += 1
+                continue
             missing.append({"key": name, "label": (value or {}).get("label") or limit.get("label") or name})
             continue
         if limit.get("method") and value.get("method") and limit["method"] != value["method"]:
@@ -79,11 +105,17 @@ def check(values, gpu_name, ranges=None):
                        "high": limit.get("high"), "source": limit["source"], "count": limit.get("count"),
                        "inside": judge(value, limit)})
     return {"sku": key, "name": entry["name"], "version": ranges["version"], "checks": checks, "missing": missing,
-            "other_method": other}
+            "other_method": other, "not_in_preset": not_in_preset, "unlisted": unlisted}
 
 
 def outside(result):
     return [c for c in (result or {}).get("checks", []) if c["inside"] is False]
+
+
+def outside_text(c):
+    """"FP32 FMA rate, SMs measured 131 SMs (132-132: not measured: SM 17 ...)"."""
+    detail = f": {c['detail']}" if c.get("detail") else ""
+    return f"{c['label']} {c['value']:.4g} {c['unit']} ({limit_text(c)}{detail})"
 
 
 def limit_text(c):
@@ -98,29 +130,46 @@ def limit_text(c):
     return "-"
 
 
-def verdict(result, failed_rows=(), subset=False, filtered=None):
-    """(status, one line) of the SKU check of one GPU: abnormal when a value is outside its limit; incomplete
-    when values the limits expect are missing (rows failed, the run filtered or interrupted) unless `subset`
+def verdict(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None):
+    """(status, one line) of the SKU check of one GPU: wrong when a result verified in the run was wrong (`wrong`:
+    the rows' own words); abnormal when a value is outside its limit; incomplete when values the limits expect
+    are missing (rows failed, the run filtered or interrupted: `cut_short`, "12 of 79 rows") unless `subset`
     (the user asked for a part only; failed rows still count); normal otherwise."""
+    if wrong:
+        return WRONG, "wrong result: " + "; ".join(wrong[:4]) + (f" (and {len(wrong) - 4} more)" if len(wrong) > 4 else "")
     if not result:
+        if cut_short:
+            return INCOMPLETE, f"incomplete: the run was cut short ({cut_short} reported)"
         return NO_LIMITS, "no reference limits for this GPU (analysis/reference_ranges.json)"
     bad = outside(result)
     judged = [c for c in result["checks"] if c["inside"] is not None]
+    own = [c for c in judged if c.get("own")]
     informational = len(result["checks"]) - len(judged)
     missing = result["missing"]
     failed = list(failed_rows)
-    if not judged and not missing and result["other_method"]:
+    if result.get("sku") is None:  # no SKU limits: the chip against itself only
+        if bad:
+            return ABNORMAL, "abnormal against its own SMs: " + "; ".join(outside_text(c) for c in bad)
+        return NO_LIMITS, (f"no reference limits for this GPU (analysis/reference_ranges.json); its {len(judged)} "
+                           "per-SM values agree with its own median")
+    if bad:
+        whose = f"the {result['name']} limits" + (" or the chip's own median" if own else "")
+        return ABNORMAL, (f"abnormal: {len(bad)} of {len(judged)} values outside {whose}: " +
+                          "; ".join(outside_text(c) for c in bad) +
+                          (f" (and {len(missing)} values missing)" if missing else ""))
+    expected = len(missing) + len(result["checks"]) - len(own) + len(result["other_method"])
+    if len(judged) == len(own) and not missing and result["other_method"]:
         return NO_LIMITS, (f"no limits for this measurement method: the {result['name']} limits were made by another "
                            f"({len(result['other_method'])} values); make them with make_ranges.py (docs/verdicts.md)")
-    if not judged and not missing:
+    if len(judged) == len(own) and not missing and not failed and not cut_short:
         return NO_LIMITS, f"no value of this run has a {result['name']} limit"
-    if bad:
-        return ABNORMAL, (f"abnormal: {len(bad)} of {len(judged)} values outside the {result['name']} limits: " +
-                          "; ".join(f"{c['label']} {c['value']:.4g} {c['unit']} ({limit_text(c)})" for c in bad) +
-                          (f" (and {len(missing)} values missing)" if missing else ""))
-    expected = len(missing) + len(result["checks"]) + len(result["other_method"])
-    if (missing and not subset) or failed:
+    if result.get("unlisted") and not subset:
+        return INCOMPLETE, (f"incomplete: the {result['name']} limits do not say which values the "
+                            f"{result['unlisted']} preset measures (make_ranges.py with runs of it: docs/verdicts.md)")
+    if (missing and not subset) or failed or cut_short:
         why = []
+        if cut_short:
+            why.append(f"the run was cut short ({cut_short} reported)")
         if failed:
             why.append(f"{len(failed)} row(s) failed: " + "; ".join(f"{r['row']} ({r['error']})" for r in failed[:5]) +
                        (" ..." if len(failed) > 5 else ""))
@@ -133,7 +182,10 @@ def verdict(result, failed_rows=(), subset=False, filtered=None):
     note = f" ({informational} informational)" if informational else ""
     other = f"; {len(result['other_method'])} measured by another method (no limit for it)" if result["other_method"] else ""
     part = f"; subset: {len(missing)} of {expected} not measured, as asked" if missing else ""
-    return NORMAL, f"normal: {len(judged)} values within the {result['name']} limits{note}{other}{part}"
+    own_text = f"; {len(own)} per-SM values within the chip's own median" if own else ""
+    preset = f"; {result['not_in_preset']} limits of values this preset does not measure" if result.get("not_in_preset") else ""
+    return NORMAL, (f"normal: {len(judged) - len(own)} values within the {result['name']} limits{note}{own_text}{other}"
+                    f"{part}{preset}")
 
 
 def markdown(result):

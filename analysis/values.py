@@ -27,9 +27,11 @@ class Value(dict):
     """One quantity of the card: key, section, label, value, unit, the rows it came from (source) and
     its text. bracket: for a capacity, [last size below the edge, first size past it]: a sweep resolves
     an edge only to its grid, so two runs agree when their brackets meet. value None: not measured.
-    better: which way the value is abnormal (BETTER; by default from the unit)."""
+    better: which way the value is abnormal (BETTER; by default from the unit). limit: a limit of the value's
+    own, whatever the SKU ({"low", "high", "source"}: against the chip itself, as the per-SM map's SMs against
+    their median), which the SKU check judges beside the SKU's limits."""
 
-    def __init__(self, key, section, label, value, unit, source, text=None, bracket=None, better=None):
+    def __init__(self, key, section, label, value, unit, source, text=None, bracket=None, better=None, limit=None):
         super().__init__(key=key, section=section, label=label, value=value, unit=unit, source=source, text=text)
         if bracket:
             self["bracket"] = [float(b) for b in bracket]
@@ -37,6 +39,8 @@ class Value(dict):
             if better not in BETTER:
                 raise ValueError(f"{key}: better={better!r} is not one of {BETTER}")
             self["better"] = better
+        if limit is not None:
+            self["limit"] = dict(limit)
 
     @classmethod
     def missing(cls, key, section, label, unit=""):

@@ -263,7 +263,8 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
       }
     }
   }
-  for (const std::string& wrong : gpubench::wrong_results()) std::fprintf(stderr, "gpubench: WRONG RESULT: %s\n", wrong.c_str());
+  for (const std::string& wrong : gpubench::wrong_results())
+    std::fprintf(stderr, "gpubench: WRONG RESULT: %s\n", wrong.c_str());
   if (const int signal = gpubench::detail::interrupt_signal(); signal != 0) {
     std::fprintf(stderr, "gpubench: interrupted; the rows that finished are in the report\n");
     return 128 + signal;

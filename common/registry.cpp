@@ -171,7 +171,9 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
                               const std::string& family, bool needs_gpu, int device, Requirement requirement) {
   Registration registration{name,      family.empty() ? name.substr(0, name.find('/')) : family,
                             needs_gpu, device,
-                            arg_names, std::move(requirement), {}, false, {}};
+                            arg_names, std::move(requirement),
+                            {},        false,
+                            {}};
   registration_list().push_back(registration);
   Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();

@@ -29,8 +29,8 @@ void latency(benchmark::State& state) {
 GPUBENCH_FAMILY(InstructionLatency) {
   kernels::Instructions::for_each([&](auto instruction) {
     using I = decltype(instruction);
-    auto* row =
-        family.gpu(std::string("InstructionLatency/") + I::info.name, {}, latency<I>, needs_sm(I::info.min_sm, I::info.name));
+    auto* row = family.gpu(std::string("InstructionLatency/") + I::info.name, {}, latency<I>,
+                           needs_sm(I::info.min_sm, I::info.name));
     if (is_fma_pipe(I::info)) in_check(row);
   });
 }

@@ -75,6 +75,8 @@ class BusySm {
     int* device_release = nullptr;
     GPUBENCH_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_release), release_, 0));
     GPUBENCH_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // The map's shared-memory split, so the SM need not drain (and lose this block) to host the map's block.
+    GPUBENCH_CUDA(cudaFuncSetAttribute(occupy_sm, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     claimed_.fill_bytes(0, stream_);
     occupy_sm<<<device().sm_count * 2, 256, 0, stream_>>>(static_cast<unsigned>(sm), device_release, claimed_.data());
     GPUBENCH_CUDA_LAUNCHED();
@@ -122,7 +124,7 @@ void report_map(benchmark::State& state, const MapRun& run, bool lower_is_better
   for (std::size_t block = 0; block < run.records.size(); ++block)
     readings.push_back({run.records[block].sm, value_of(static_cast<double>(run.records[block].cycles)),
                         run.wrong.empty() ? 0 : run.wrong[block]});
-  const sm_map::Map map = sm_map::make_map(readings, lower_is_better, what);
+  const sm_map::Map map = sm_map::make_map(readings, lower_is_better, what, device().sm_count);
   state.counters[lower_is_better ? "latency_median" : "rate_median"] = map.median;
   state.counters["worst_vs_median"] = map.worst_vs_median;
   state.counters["worst_sm"] = map.worst_sm;
@@ -135,8 +137,14 @@ void report_map(benchmark::State& state, const MapRun& run, bool lower_is_better
   }
   report_series("sms", sms);
   report_series(series, values);
+  std::string label = map.wrong_text;
+  if (!map.missing.empty()) {  // a block per SM at once, and one SM had none: something else held it
+    std::string sms;
+    for (std::uint32_t sm : map.missing) sms += (sms.empty() ? "" : ", ") + std::to_string(sm);
+    label += (label.empty() ? "" : "; ") + std::string("not measured: SM ") + sms + " (no block of the map ran there)";
+  }
+  if (!label.empty()) state.SetLabel(label);
   if (!map.wrong_text.empty()) {
-    state.SetLabel(map.wrong_text);
     report_wrong_result(map.wrong_text);
   }
 }
@@ -264,28 +272,31 @@ void l2_latency_row(benchmark::State& state) {
   map.records = b.records.download(static_cast<std::size_t>(blocks), stream());
   const std::vector<std::uint32_t> ends = b.words.download(static_cast<std::size_t>(blocks), stream());
   for (int block = 0; block < blocks; ++block) {
-    const std::uint32_t start = kernels::sm_map_chase_start(map.records[static_cast<std::size_t>(block)].sm, kChaseNodes);
+    const std::uint32_t start =
+        kernels::sm_map_chase_start(map.records[static_cast<std::size_t>(block)].sm, kChaseNodes);
     map.wrong.push_back(ends[static_cast<std::size_t>(block)] != sm_map::chase_end(host_chain, start, kChaseSteps));
   }
   report_map(state, map, true, "the L2 latency map", "cycles_per_load",
              [&](double cycles) { return cycles / kChaseSteps; });
 }
 
-// SMs that a cluster placed together share a GPC: clusters of 16, 8, 4 and 2 blocks (one per SM), each size
-// launched a few times, grouped (sm_map::gpc_groups).
+// SMs that a cluster placed together share a GPC: clusters of every size from 16 blocks (one per SM) to 2, each
+// launched twice, grouped (sm_map::gpc_groups).
 void gpc_row(benchmark::State& state) {
   const int shared = one_block_per_sm(kernels::sm_map_cluster_sms, 32);
   const int sm_count = device().sm_count;
+  // Every size from 16 down: sizes that do not divide a GPC's SMs leave different SMs out, which joins the
+  // leftovers (a GPC of 18 SMs) to their GPC.
   std::vector<unsigned> sizes;
-  for (unsigned size : {16u, 8u, 4u, 2u})
+  for (unsigned size = 16; size >= 2; --size)
     if (resident_clusters(kernels::sm_map_cluster_sms, size, 32, shared) > 0) sizes.push_back(size);
   if (sizes.empty()) return skip_benchmark(state, "no cluster of 2 or more blocks, one per SM, fits this GPU");
   const unsigned largest = sizes.front();
   const int largest_count = resident_clusters(kernels::sm_map_cluster_sms, largest, 32, shared);
   DeviceBuffer<std::uint32_t> sms(static_cast<std::size_t>(sm_count));
   const Launch launch = [&](cudaStream_t s, Clocks clocks) {
-    launch_clusters(kernels::sm_map_cluster_sms, largest * static_cast<unsigned>(largest_count), 32, shared, largest,
-                    s, sms.data(), clocks);
+    launch_clusters(kernels::sm_map_cluster_sms, largest * static_cast<unsigned>(largest_count), 32, shared, largest, s,
+                    sms.data(), clocks);
   };
   run(state, launch, warm());
   const std::vector<double> groups = once_per_case([&] {
@@ -293,7 +304,7 @@ void gpc_row(benchmark::State& state) {
     for (unsigned size : sizes) {
       const int count = resident_clusters(kernels::sm_map_cluster_sms, size, 32, shared);
       const unsigned blocks = size * static_cast<unsigned>(count);
-      for (int repeat = 0; repeat < 4; ++repeat) {
+      for (int repeat = 0; repeat < 2; ++repeat) {
         launch_clusters(kernels::sm_map_cluster_sms, blocks, 32, shared, size, stream(), sms.data(), Clocks{});
         GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
         const std::vector<std::uint32_t> seen = sms.download(blocks, stream());

@@ -77,11 +77,12 @@ std::vector<int> count_wrong(const std::vector<T>& answers, const std::vector<T>
 std::vector<int> wrong_per_block(const std::vector<float>& answers, const std::vector<float>& reference) {
   return count_wrong(answers, reference);
 }
-std::vector<int> wrong_per_block(const std::vector<std::uint32_t>& answers, const std::vector<std::uint32_t>& reference) {
+std::vector<int> wrong_per_block(const std::vector<std::uint32_t>& answers,
+                                 const std::vector<std::uint32_t>& reference) {
   return count_wrong(answers, reference);
 }
 
-Map make_map(std::vector<SmReading> readings, bool lower_is_better, const std::string& what) {
+Map make_map(std::vector<SmReading> readings, bool lower_is_better, const std::string& what, int sm_count) {
   // Two blocks on one SM (the scheduler's choice, or an SM another stream occupies): the worse reading counts.
   std::map<std::uint32_t, SmReading> by_sm;
   for (const SmReading& reading : readings) {
@@ -93,6 +94,8 @@ Map make_map(std::vector<SmReading> readings, bool lower_is_better, const std::s
   }
   Map map;
   for (const auto& [sm, reading] : by_sm) map.readings.push_back(reading);
+  for (int sm = 0; sm < sm_count; ++sm)
+    if (!by_sm.count(static_cast<std::uint32_t>(sm))) map.missing.push_back(static_cast<std::uint32_t>(sm));
   if (map.readings.empty()) return map;
   std::vector<double> values;
   for (const SmReading& reading : map.readings) values.push_back(reading.value);

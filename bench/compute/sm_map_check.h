@@ -18,7 +18,8 @@ std::uint32_t chase_end(const std::vector<std::uint32_t>& next, std::uint32_t st
 
 // Per block: how many of its threads' answers differ (bit for bit) from `reference`.
 std::vector<int> wrong_per_block(const std::vector<float>& answers, const std::vector<float>& reference);
-std::vector<int> wrong_per_block(const std::vector<std::uint32_t>& answers, const std::vector<std::uint32_t>& reference);
+std::vector<int> wrong_per_block(const std::vector<std::uint32_t>& answers,
+                                 const std::vector<std::uint32_t>& reference);
 
 // One SM's reading: its value (a rate, or cycles per load) and how many wrong answers its block gave.
 struct SmReading {
@@ -33,10 +34,12 @@ struct Map {
   double median = 0.0;
   double worst_vs_median = 1.0;  // the worst SM against the median, below 1 (a rate's min / median)
   std::uint32_t worst_sm = 0;
-  int wrong_sms = 0;             // SMs with a wrong answer
-  std::string wrong_text;        // "wrong result from SM 17 (3 of 256 answers)", or empty
+  int wrong_sms = 0;                   // SMs with a wrong answer
+  std::string wrong_text;              // "wrong result from SM 17 (3 of 256 answers)", or empty
+  std::vector<std::uint32_t> missing;  // SMs below sm_count that no block ran on (another kernel held them)
 };
-Map make_map(std::vector<SmReading> readings, bool lower_is_better, const std::string& what);
+// `sm_count`: the GPU's SMs (0: none is missing by definition).
+Map make_map(std::vector<SmReading> readings, bool lower_is_better, const std::string& what, int sm_count = 0);
 
 // SMs grouped by the clusters they were seen in together (a cluster sits in one GPC): sms_by_cluster[i] lists
 // the SMs of one launched cluster. Returns, per SM index 0..sm_count-1, its group (0, 1, ...: groups numbered

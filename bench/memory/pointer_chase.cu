@@ -313,8 +313,7 @@ GPUBENCH_FAMILY(PointerChase) {
   for (std::int64_t bytes : family.pick<Sets>(quick_sets, full_sets))
     add_point(direct, {{"bytes", bytes}, {"stride", 128}});
   const std::int64_t near_l2 = std::min<std::int64_t>(2 * MiB, static_cast<std::int64_t>(chip.l2_bytes) / 4);
-  auto* direct_l2 =
-      in_check(family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>));
+  auto* direct_l2 = in_check(family.gpu("PointerChase/direct_l2", set_and_stride, direct_chase<LoadPath::kL2Only>));
   for (std::int64_t bytes : family.pick<Sets>(
            {4 * KiB, static_cast<std::int64_t>(chip.l2_bytes) / 3 / MiB * MiB, far_l2_set(chip), GiB}, full_sets))
     add_point(direct_l2, {{"bytes", bytes}, {"stride", 128}});

@@ -252,7 +252,8 @@ GPUBENCH_FAMILY(Stream) {
         for (std::int64_t chunk_kib : {4, 16, 32})
           for (std::int64_t per_sm : {1, 2})
             if (stages * chunk_kib * per_sm <= 192) add_point(bulk, bulk_point(stages, chunk_kib, per_sm, claimed));
-  add_point(in_check(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)), {{"MiB", kDramMiB}, {"cold_l2", 1}});
+  add_point(in_check(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows)),
+            {{"MiB", kDramMiB}, {"cold_l2", 1}});
   Benchmark* l2_copies = family.short_launches(family.gpu("Stream/memcpy", {"MiB", "cold_l2"}, memcpy_rows));
   for (std::int64_t cold : {1, 0}) add_point(l2_copies, {{"MiB", kL2MiB}, {"cold_l2", cold}});
 }

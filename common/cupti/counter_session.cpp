@@ -16,13 +16,13 @@ void CounterSession::warn_once(const std::string& message) {
 }
 
 void CounterSession::close() noexcept {
-  profilers_.clear();
+  release_profilers();
   shutdown_cupti_profiler();
 }
 
 void CounterSession::disable(const std::string& reason) {
   unavailable_reason_ = reason;
-  profilers_.clear();
+  release_profilers();
   warn_once("hardware counters are off for this run: " + reason + "; times and cycles are unaffected");
 }
 

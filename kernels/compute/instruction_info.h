@@ -18,7 +18,8 @@ struct InstructionInfo {
 
 // The fused multiply-adds of the FP32, FP64 and FP16 pipes: what the node check (--gpubench_preset=check) measures.
 constexpr bool is_fma_pipe(const InstructionInfo& info) {
-  return info.flops_per_result == 2 && (info.pipe == Pipe::kFp32 || info.pipe == Pipe::kFp64 || info.pipe == Pipe::kFp16);
+  return info.flops_per_result == 2 &&
+         (info.pipe == Pipe::kFp32 || info.pipe == Pipe::kFp64 || info.pipe == Pipe::kFp16);
 }
 
 }  // namespace gpubench

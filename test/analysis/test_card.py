@@ -640,6 +640,66 @@ class SkuCheck(unittest.TestCase):
         self.assertGreaterEqual(made["boards"], 3)
 
 
+class PresetsOwnLimitsAndWrongAnswers(unittest.TestCase):
+    """A preset is judged on what it measures (the limits list it per preset); a value with its own limit (an SM
+    against the chip's median) is judged on any GPU; a wrong answer is a verdict of its own; a run cut short is
+    incomplete."""
+    TABLE = {"version": 2, "skus": {"x": {"name": "X GPU", "match": ["X GPU"], "expected": {"check": ["a"]},
+                                          "ranges": {"a": {"low": 1.0, "better": "higher", "source": "s"},
+                                                     "b": {"low": 1.0, "better": "higher", "source": "s"}}}}}
+
+    def value(self, key, x, limit=None, text=None):
+        v = {"key": key, "label": key, "value": x, "unit": "u", "better": "higher", "text": text}
+        if limit:
+            v["limit"] = limit
+        return v
+
+    def test_a_preset_is_judged_on_the_values_it_measures(self):
+        result = ranges.check([self.value("a", 2.0)], "X GPU", self.TABLE, "check")
+        self.assertEqual((result["missing"], result["not_in_preset"]), ([], 1))
+        status, line = ranges.verdict(result)
+        self.assertEqual(status, ranges.NORMAL, line)
+        self.assertIn("1 limits of values this preset does not measure", line)
+
+    def test_a_preset_the_limits_do_not_list_is_incomplete(self):
+        status, line = ranges.verdict(ranges.check([self.value("a", 2.0)], "X GPU", self.TABLE, "quick"))
+        self.assertEqual(status, ranges.INCOMPLETE, line)
+        self.assertIn("do not say which values the quick preset measures", line)
+
+    def test_a_value_of_the_preset_missing_is_incomplete(self):
+        status, line = ranges.verdict(ranges.check([self.value("b", 2.0)], "X GPU", self.TABLE, "check"))
+        self.assertEqual(status, ranges.INCOMPLETE, line)
+
+    def test_an_sm_off_the_chips_median_is_abnormal_on_any_gpu(self):
+        own = {"low": 0.97, "source": "the chip's own median"}
+        slow = self.value("sm_map.fma.worst_vs_median", 0.5, own, "outside: SM 17 (GPC group 2) 0.500")
+        for gpu in ("X GPU", "Unknown GPU"):
+            status, line = ranges.verdict(ranges.check([self.value("a", 2.0), slow], gpu, self.TABLE, "check"))
+            self.assertEqual(status, ranges.ABNORMAL, line)
+            self.assertIn("SM 17 (GPC group 2)", line)
+        even = self.value("sm_map.fma.worst_vs_median", 0.999, own)
+        status, line = ranges.verdict(ranges.check([even], "Unknown GPU", self.TABLE))
+        self.assertEqual(status, ranges.NO_LIMITS, line)
+        self.assertIn("agree with its own median", line)
+
+    def test_own_limits_alone_never_pass_a_sku_with_limits(self):
+        own = self.value("sm_map.fma.worst_vs_median", 0.999, {"low": 0.97, "source": "own"})
+        status, line = ranges.verdict(ranges.check([own], "X GPU", self.TABLE, "check"))
+        self.assertEqual(status, ranges.INCOMPLETE, line)  # "a" is what the check preset measures, and is missing
+
+    def test_a_wrong_answer_is_its_own_verdict_before_any_other(self):
+        result = ranges.check([self.value("a", 0.5)], "X GPU", self.TABLE, "check")
+        status, line = ranges.verdict(result, wrong=["wrong result from SM 3 in the FP32 FMA map (1 wrong answer)"])
+        self.assertEqual(status, ranges.WRONG)
+        self.assertEqual(line, "wrong result: wrong result from SM 3 in the FP32 FMA map (1 wrong answer)")
+
+    def test_a_run_cut_short_is_incomplete(self):
+        result = ranges.check([self.value("a", 2.0)], "X GPU", self.TABLE, "check")
+        status, line = ranges.verdict(result, cut_short="12 of 79 rows")
+        self.assertEqual(status, ranges.INCOMPLETE, line)
+        self.assertIn("cut short (12 of 79 rows reported)", line)
+
+
 class MeasuredAgain(unittest.TestCase):
     """--check --rerun (what gpubench --gpubench_verdict runs): an outside value's families are measured again by
     the given gpubench (here a stand-in that writes a committed run's rows for the filter) and the verdict is

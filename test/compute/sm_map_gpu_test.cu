@@ -31,7 +31,7 @@ std::vector<int> wrong_after(void (*kernel)(SmRecord*, Answer*, int, Clocks), in
   if (shared_bytes > 48 * 1024)
     GPUBENCH_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
   kernel<<<kBlocks, kThreads, static_cast<std::size_t>(shared_bytes)>>>(record.data(), answers.data(), iterations,
-                                                                         Clocks{});
+                                                                        Clocks{});
   GPUBENCH_CUDA_LAUNCHED();
   GPUBENCH_CUDA(cudaDeviceSynchronize());
   std::vector<Answer> got = answers.download();
@@ -48,8 +48,7 @@ std::vector<int> wrong_after(void (*kernel)(SmRecord*, Answer*, int, Clocks), in
 TEST(SmMapGpu, FmaChainsEndWhereTheHostSays) {
   GPUBENCH_REQUIRE_GPU();
   std::vector<SmRecord> records;
-  const std::vector<int> wrong =
-      wrong_after(kernels::sm_map_fma, 64, 0, sm_map::fma_reference(kThreads, 64), &records);
+  const std::vector<int> wrong = wrong_after(kernels::sm_map_fma, 64, 0, sm_map::fma_reference(kThreads, 64), &records);
   EXPECT_EQ(wrong, std::vector<int>(kBlocks, 0));
   for (const SmRecord& record : records) EXPECT_GT(record.cycles, 0u);
 }
@@ -63,8 +62,7 @@ TEST(SmMapGpu, SharedSumsMatchTheHost) {
 
 TEST(SmMapGpu, TensorTilesMatchTheHost) {
   GPUBENCH_REQUIRE_GPU();
-  EXPECT_EQ(wrong_after(kernels::sm_map_mma, 32, 0, sm_map::mma_reference(kThreads, 32)),
-            std::vector<int>(kBlocks, 0));
+  EXPECT_EQ(wrong_after(kernels::sm_map_mma, 32, 0, sm_map::mma_reference(kThreads, 32)), std::vector<int>(kBlocks, 0));
 }
 
 TEST(SmMapGpu, AFlippedBitIsAWrongResultFromItsBlocksSm) {
