@@ -49,8 +49,8 @@ def readings(parts):
     found = {}
     for _, board, _, part in parts:
         for v in card.Card(part).build().values:
-            if v["value"] is None or v["key"].startswith(NOT_OF_THE_GPU):
-                continue
+            if v["value"] is None or v["key"].startswith(NOT_OF_THE_GPU) or v.get("limit"):
+                continue  # a value with a limit of its own (an SM against the chip) needs none of the SKU's
             entry = found.setdefault(v["key"], {"values": [], "brackets": [], "better": v["better"],
                                                 "method": v["method"], "label": v["label"], "unit": v["unit"],
                                                 "boards": set()})

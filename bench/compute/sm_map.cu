@@ -61,10 +61,16 @@ __global__ void occupy_sm(unsigned target, const volatile int* release, int* cla
   if (threadIdx.x == 0) mine = sm_id() == target && atomicAdd(claimed, 1) == 0;
   __syncthreads();
   if (!mine) return;
-  float x = static_cast<float>(threadIdx.x);
+  // Eight chains per thread keep the FMA pipes full; the host's flag is read every ~16k cycles only (a read over
+  // PCIe stalls the warp for microseconds: polled often, the block would mostly wait).
+  float x[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) x[c] = static_cast<float>(threadIdx.x + c);
   while (*release == 0)
-    for (int i = 0; i < 256; ++i) asm volatile("fma.rn.f32 %0, %0, %0, %0;" : "+f"(x));
-  if (x == 12345.0f) asm volatile("trap;");  // keeps x alive
+    for (int i = 0; i < 4096; ++i)
+#pragma unroll
+      for (int c = 0; c < 8; ++c) asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(x[c]) : "f"(0.5f));
+  if (x[0] + x[7] == 12345.0f) asm volatile("trap;");  // keeps the chains alive
 }
 
 class BusySm {
