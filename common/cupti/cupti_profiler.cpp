@@ -152,18 +152,29 @@ class EnabledRangeProfiler {
   CUpti_RangeProfiler_Object* object_ = nullptr;
 };
 
-// The range profiler stays enabled on a context from its first profile to disable_range_profilers(): enabling
-// and disabling it around every case cost ~0.15 s a case (README command 1: 50 s of its 145).
-std::map<CUcontext, std::unique_ptr<EnabledRangeProfiler>>& enabled_profilers() {
-  static std::map<CUcontext, std::unique_ptr<EnabledRangeProfiler>> enabled;
+// The range profiler stays enabled on a context while the cases profile the same counters (a family's cases
+// mostly do): enabling and disabling it around every case cost ~0.15 s a case (README command 1: 50 s of its 145).
+// A profiler enabled for one set of counters gives nothing for another (seen: every later family's counters
+// missing), so a new set enables it afresh.
+struct Enabled {
+  std::unique_ptr<EnabledRangeProfiler> profiler;
+  const void* counters;  // the CuptiProfiler (its set of counters) it was enabled for
+};
+std::map<CUcontext, Enabled>& enabled_profilers() {
+  static std::map<CUcontext, Enabled> enabled;
   return enabled;
 }
 
-CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context) {
+CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context, const void* counters) {
   auto& enabled = enabled_profilers();
   auto found = enabled.find(context);
-  if (found == enabled.end()) found = enabled.emplace(context, std::make_unique<EnabledRangeProfiler>(context)).first;
-  return found->second->get();
+  if (found != enabled.end() && found->second.counters != counters) {
+    enabled.erase(found);  // disabled before it is enabled again
+    found = enabled.end();
+  }
+  if (found == enabled.end())
+    found = enabled.emplace(context, Enabled{std::make_unique<EnabledRangeProfiler>(context), counters}).first;
+  return found->second.profiler->get();
 }
 
 }  // namespace
@@ -382,7 +393,7 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
   std::vector<const char*> names = c_strings(s.metrics);
   std::optional<detail::TimedPart> setup("counter set-up");  // the ledger says which CUPTI step costs
   const CUcontext context = current_context();
-  CUpti_RangeProfiler_Object* profiler = enabled_range_profiler(context);
+  CUpti_RangeProfiler_Object* profiler = enabled_range_profiler(context, &s);
   std::vector<std::uint8_t> counter_data;
   try {
     counter_data = configured_counter_data(profiler, names, s.config_image, per_kernel);
