@@ -154,8 +154,7 @@ class EnabledRangeProfiler {
 
 // The range profiler stays enabled on a context while the cases profile the same counters (a family's cases
 // mostly do): enabling and disabling it around every case cost ~0.15 s a case (README command 1: 50 s of its 145).
-// A profiler enabled for one set of counters gives nothing for another (seen: every later family's counters
-// missing), so a new set enables it afresh.
+// A new set of counters enables it afresh (and CounterSession makes a set's CuptiProfiler with none enabled).
 struct Enabled {
   std::unique_ptr<EnabledRangeProfiler> profiler;
   const void* counters;  // the CuptiProfiler (its set of counters) it was enabled for
