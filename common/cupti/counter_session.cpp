@@ -16,22 +16,19 @@ void CounterSession::warn_once(const std::string& message) {
 }
 
 void CounterSession::close() noexcept {
-  release_profilers();
+  profilers_.clear();
   shutdown_cupti_profiler();
 }
 
 void CounterSession::disable(const std::string& reason) {
   unavailable_reason_ = reason;
-  release_profilers();
+  profilers_.clear();
   warn_once("hardware counters are off for this run: " + reason + "; times and cycles are unaffected");
 }
 
 CuptiProfiler* CounterSession::profiler_for(int device, const std::vector<std::string>& perfworks_metrics) {
   auto found = profilers_.find({device, perfworks_metrics});
   if (found != profilers_.end()) return found->second.get();
-  // A profiler is made (the counters' availability read from the context) with no range profiler enabled there:
-  // made under an enabled one, it configured nothing (seen: every later family's counters missing).
-  disable_range_profilers();
   auto profiler = std::make_unique<CuptiProfiler>(device, perfworks_metrics);
   CuptiProfiler* raw = profiler.get();
   profilers_.emplace(std::pair{device, perfworks_metrics}, std::move(profiler));

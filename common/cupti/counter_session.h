@@ -34,10 +34,7 @@ class CounterSession {
   void close() noexcept;
   // Releases the profilers (bound to a device's context) but keeps CUPTI: before the run moves to
   // another GPU.
-  void release_profilers() noexcept {
-    disable_range_profilers();
-    profilers_.clear();
-  }
+  void release_profilers() noexcept { profilers_.clear(); }
 
   // Why counters are off, or empty.
   const std::string& unavailable_reason() const { return unavailable_reason_; }

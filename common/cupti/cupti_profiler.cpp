@@ -13,8 +13,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <map>
-#include <memory>
 #include <optional>
 #include <utility>
 
@@ -134,12 +132,14 @@ class HostObject {
 class EnabledRangeProfiler {
  public:
   explicit EnabledRangeProfiler(CUcontext context) {
+    const detail::TimedPart timed("counter enable/disable");
     auto params = make_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     params.ctx = context;
     GPUBENCH_CUPTI(cuptiRangeProfilerEnable(&params));
     object_ = params.pRangeProfilerObject;
   }
   ~EnabledRangeProfiler() {
+    const detail::TimedPart timed("counter enable/disable");
     auto params = make_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
     params.pRangeProfilerObject = object_;
     cuptiRangeProfilerDisable(&params);
@@ -152,33 +152,7 @@ class EnabledRangeProfiler {
   CUpti_RangeProfiler_Object* object_ = nullptr;
 };
 
-// The range profiler stays enabled on a context while the cases profile the same counters (a family's cases
-// mostly do): enabling and disabling it around every case cost ~0.15 s a case (README command 1: 50 s of its 145).
-// A new set of counters enables it afresh (and CounterSession makes a set's CuptiProfiler with none enabled).
-struct Enabled {
-  std::unique_ptr<EnabledRangeProfiler> profiler;
-  const void* counters;  // the CuptiProfiler (its set of counters) it was enabled for
-};
-std::map<CUcontext, Enabled>& enabled_profilers() {
-  static std::map<CUcontext, Enabled> enabled;
-  return enabled;
-}
-
-CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context, const void* counters) {
-  auto& enabled = enabled_profilers();
-  auto found = enabled.find(context);
-  if (found != enabled.end() && found->second.counters != counters) {
-    enabled.erase(found);  // disabled before it is enabled again
-    found = enabled.end();
-  }
-  if (found == enabled.end())
-    found = enabled.emplace(context, Enabled{std::make_unique<EnabledRangeProfiler>(context), counters}).first;
-  return found->second.profiler->get();
-}
-
 }  // namespace
-
-void disable_range_profilers() noexcept { enabled_profilers().clear(); }
 
 bool CuptiError::profiling_unavailable() const noexcept {
   switch (code_) {
@@ -391,27 +365,21 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
   State& s = *state_;
   std::vector<const char*> names = c_strings(s.metrics);
   std::optional<detail::TimedPart> setup("counter set-up");  // the ledger says which CUPTI step costs
-  const CUcontext context = current_context();
-  CUpti_RangeProfiler_Object* profiler = enabled_range_profiler(context, &s);
-  std::vector<std::uint8_t> counter_data;
-  try {
-    counter_data = configured_counter_data(profiler, names, s.config_image, per_kernel);
-    setup.reset();
-    // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
-    const std::size_t max_passes = s.passes + 2;
-    for (std::size_t pass = 0; !run_pass(profiler, launch_and_sync, prepare, per_kernel); ++pass) {
-      if (pass + 1 == max_passes)
-        throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
-                                                            " passes: does the launch run a kernel every time?");
-    }
-  } catch (...) {
-    enabled_profilers().erase(context);  // a profiler left mid-pass is disabled; the next case enables afresh
-    throw;
+  EnabledRangeProfiler profiler(current_context());
+  std::vector<std::uint8_t> counter_data = configured_counter_data(profiler.get(), names, s.config_image, per_kernel);
+  setup.reset();
+
+  // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
+  const std::size_t max_passes = s.passes + 2;
+  for (std::size_t pass = 0; !run_pass(profiler.get(), launch_and_sync, prepare, per_kernel); ++pass) {
+    if (pass + 1 == max_passes)
+      throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
+                                                          " passes: does the launch run a kernel every time?");
   }
 
   const detail::TimedPart evaluation("counter evaluation");
   auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-  decode.pRangeProfilerObject = profiler;
+  decode.pRangeProfilerObject = profiler.get();
   GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
   if (decode.numOfRangeDropped > 0)
     throw CuptiError(CUPTI_ERROR_MAX_LIMIT_REACHED, "the profiled launch ran more than " + std::to_string(kMaxRanges) +

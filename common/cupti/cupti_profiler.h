@@ -81,8 +81,5 @@ class CuptiProfiler {
 // Ends CUPTI's profiler for the process (after every CuptiProfiler is gone); a later profiler
 // initializes it again.
 void shutdown_cupti_profiler() noexcept;
-// Disables the range profiler on every context it was enabled on (before a context goes: a GPU's session
-// closes, or the run ends).
-void disable_range_profilers() noexcept;
 
 }  // namespace gpubench
