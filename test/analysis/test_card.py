@@ -700,6 +700,48 @@ class PresetsOwnLimitsAndWrongAnswers(unittest.TestCase):
         self.assertIn("cut short (12 of 79 rows reported)", line)
 
 
+class CheckPresetRuns(unittest.TestCase):
+    """The node check on committed runs of the check preset (H100, docs/results/2026-11-25-checks): normal on a
+    healthy board; one SM kept busy from another stream is abnormal naming it; a flipped bit is a wrong result;
+    a second process streaming through DRAM is abnormal."""
+    RUNS = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "runs")
+
+    def check(self, name):
+        return subprocess.run([sys.executable, CARD, os.path.join(self.RUNS, name + ".json.gz"), "--check"],
+                              capture_output=True, text=True)
+
+    def test_a_healthy_board_is_normal_on_the_values_the_preset_measures(self):
+        for name in ("h100h-check-plain", "h100i-check-plain"):
+            done = self.check(name)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("normal: 36 values within the H100 SXM5 80GB HBM3 limits; 8 per-SM values within the "
+                          "chip's own median; 77 limits of values this preset does not measure", done.stderr)
+
+    def test_a_busy_sm_is_abnormal_and_named(self):
+        done = self.check("h100h-check-busy")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("FP32 FMA rate, worst SM against the median 0.5659 of the median (at least 0.97: outside: "
+                      "SM 17 (GPC group 0)", done.stderr)
+
+    def test_a_flipped_bit_is_a_wrong_result(self):
+        done = self.check("h100g-check-flip")
+        self.assertEqual(done.returncode, ranges.WRONG, done.stderr)
+        self.assertIn("wrong result: wrong result from SM 3 in the FP32 FMA map (1 wrong answer)", done.stderr)
+
+    def test_a_gpu_slowed_by_a_second_process_is_abnormal(self):
+        done = self.check("h100h-check-streamer")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("DRAM read bandwidth", done.stderr)
+
+    def test_the_map_names_the_worst_sm_and_the_gpc_groups(self):
+        report = report_model.read_json(os.path.join(self.RUNS, "h100h-check-plain.json.gz"))
+        got = values(report_model.Report(report["context"], [report_model.Row(r) for r in report["benchmarks"]]))
+        self.assertGreater(got["sm_map.shared.median"]["value"], 120)  # 128 B/clk/SM: the hardware's
+        self.assertLessEqual(got["sm_map.shared.median"]["value"], 128.5)
+        self.assertEqual(got["sm_map.fma.sms_measured"]["value"], 132)
+        self.assertIn("every SM within 0.97 of the median", got["sm_map.fma.worst_vs_median"]["text"])
+
+
 class MeasuredAgain(unittest.TestCase):
     """--check --rerun (what gpubench --gpubench_verdict runs): an outside value's families are measured again by
     the given gpubench (here a stand-in that writes a committed run's rows for the filter) and the verdict is

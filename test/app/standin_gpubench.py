@@ -22,6 +22,13 @@ def main():
     if not out:
         print("standin: no --benchmark_out", file=sys.stderr)
         return 2
+    preset = flags.get("gpubench_preset", "quick")
+    opener = gzip.open if run.endswith(".gz") else open
+    with opener(run, "rt") as f:
+        ran = json.load(f)["context"].get("gpubench_preset", "quick")
+    if ran != preset:  # what gpubench writes for that preset, or nothing
+        print(f"standin: asked for the {preset} preset; STANDIN_RUN is a run of the {ran} preset", file=sys.stderr)
+        return 2
     if "benchmark_filter" in flags:
         opener = gzip.open if run.endswith(".gz") else open
         with opener(run, "rt") as f:
@@ -40,7 +47,7 @@ def main():
                               capture_output=True, text=True)
         if check:  # the verdict's lines and exit status, as gpubench --gpubench_verdict gives them
             sys.stderr.write(done.stderr)
-            return {0: 0, 1: 5, 4: 6, 3: 7}.get(done.returncode, 4)
+            return {0: 0, 1: 5, 4: 6, 3: 7, 5: 8}.get(done.returncode, 4)
         done.check_returncode()
     return 0
 

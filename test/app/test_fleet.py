@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 FLEET = os.path.join(ROOT, "analysis", "fleet.py")
 SBATCH = os.path.join(ROOT, "analysis", "fleet.sbatch")
+CHECK_RUN = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "runs", "h100h-check-plain.json.gz")
 TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-22-h200x2-all", "suite-all.json.gz")
 CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
@@ -204,7 +205,7 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
 
     def test_the_recipe_runs_gpubench_on_every_node_and_reports_the_fleet(self):
         fleet = os.path.join(self.tmp, "fleet")
-        env = dict(self.env, GPUBENCH=GPUBENCH, GPUBENCH_ROOT=ROOT, FLEET_DIR=fleet)
+        env = dict(self.env, GPUBENCH=GPUBENCH, GPUBENCH_ROOT=ROOT, FLEET_DIR=fleet, FLEET_PRESET="quick")  # host rows
         done = subprocess.run(["sbatch", "--wait", "--nodes=1", f"--output={self.tmp}/job.out", SBATCH,
                                "--benchmark_filter=^PointerChaseCPU/", "--benchmark_min_time=0.05"],
                               env=env, capture_output=True, text=True, timeout=300, cwd=self.tmp)
@@ -226,7 +227,9 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         """A node of two H200s, as gpubench leaves it: <node>.json, <node>.card.json/.md and one card per GPU.
         The report must read the run and skip the cards (it stopped on them before: exit 2, no fleet.md)."""
         fleet = os.path.join(self.tmp, "fleet")
-        env = dict(self.env, GPUBENCH=STANDIN, GPUBENCH_ROOT=ROOT, FLEET_DIR=fleet, STANDIN_RUN=TWO_H200)
+        # The two-H200 run is of the quick preset (no check-preset run of two GPUs was made).
+        env = dict(self.env, GPUBENCH=STANDIN, GPUBENCH_ROOT=ROOT, FLEET_DIR=fleet, STANDIN_RUN=TWO_H200,
+                   FLEET_PRESET="quick")
         done = subprocess.run(["sbatch", "--wait", "--nodes=1", f"--output={self.tmp}/job.out", SBATCH],
                               env=env, capture_output=True, text=True, timeout=300, cwd=self.tmp)
         with open(os.path.join(self.tmp, "job.out")) as f:
@@ -246,7 +249,9 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         return done.stdout.strip()
 
     def test_the_node_check_drains_an_abnormal_gpu_and_keeps_a_normal_one(self):
-        normal = os.path.join(CALIBRATION, "h100a-1.json.gz")
+        """The check preset (a run of it on an H100), as node_check.sh runs it, and the same run with its DRAM read
+        10% slower."""
+        normal = CHECK_RUN
         with gzip.open(normal, "rt") as f:
             slow = json.load(f)
         for row in slow["benchmarks"]:
