@@ -189,56 +189,46 @@ Buffers& buffers() {
   return cache.get({device().sm_count}, [] { return Buffers(); });
 }
 
-void fma_row(benchmark::State& state) {
+// One map row: `kernel` on every SM at once, timed; then one more launch whose answers are verified against
+// `reference` and whose blocks' spans give each SM's rate: `work` (FLOPs or bytes per block) per clock.
+template <class Answer>
+void map_row(benchmark::State& state, void (*kernel)(SmRecord*, Answer*, int, Clocks), DeviceBuffer<Answer>& answers,
+             const std::vector<Answer>& reference, int iterations, int shared_at_least, double work,
+             const std::string& what, const std::string& series) {
   Buffers& b = buffers();
-  const int shared = one_block_per_sm(kernels::sm_map_fma, kernels::kSmMapThreads);
-  static const std::vector<float> reference = sm_map::fma_reference(kernels::kSmMapThreads, kFmaIterations);
+  const int shared = one_block_per_sm(kernel, kernels::kSmMapThreads, shared_at_least);
   const auto busy = busy_if_planted();
   const Launch launch = [&](cudaStream_t s, Clocks clocks) {
-    kernels::sm_map_fma<<<device().sm_count, kernels::kSmMapThreads, static_cast<std::size_t>(shared), s>>>(
-        b.records.data(), b.floats.data(), kFmaIterations, clocks);
+    kernel<<<device().sm_count, kernels::kSmMapThreads, static_cast<std::size_t>(shared), s>>>(
+        b.records.data(), answers.data(), iterations, clocks);
   };
   run(state, launch, warm());
-  const MapRun map = map_launch(kernels::sm_map_fma, kernels::kSmMapThreads, shared, b.records, b.floats, reference,
-                                b.records.data(), b.floats.data(), kFmaIterations);
+  const MapRun map = map_launch(kernel, kernels::kSmMapThreads, shared, b.records, answers, reference, b.records.data(),
+                                answers.data(), iterations);
+  report_map(state, map, false, what, series, [&](double cycles) { return work / cycles; });
+}
+
+void fma_row(benchmark::State& state) {
+  static const std::vector<float> reference = sm_map::fma_reference(kernels::kSmMapThreads, kFmaIterations);
   const double flops = 2.0 * kernels::kSmMapThreads * kernels::kSmMapChains * kFmaIterations;
-  report_map(state, map, false, "the FP32 FMA map", "flops_per_clock", [&](double cycles) { return flops / cycles; });
+  map_row(state, kernels::sm_map_fma, buffers().floats, reference, kFmaIterations, 0, flops, "the FP32 FMA map",
+          "flops_per_clock");
 }
 
 void shared_row(benchmark::State& state) {
-  Buffers& b = buffers();
-  const int shared = one_block_per_sm(kernels::sm_map_shared, kernels::kSmMapThreads,
-                                      kernels::kSmMapSharedWords * static_cast<int>(sizeof(uint4)));
   static const std::vector<std::uint32_t> reference =
       sm_map::shared_reference(kernels::kSmMapThreads, kSharedIterations);
-  const auto busy = busy_if_planted();
-  const Launch launch = [&](cudaStream_t s, Clocks clocks) {
-    kernels::sm_map_shared<<<device().sm_count, kernels::kSmMapThreads, static_cast<std::size_t>(shared), s>>>(
-        b.records.data(), b.words.data(), kSharedIterations, clocks);
-  };
-  run(state, launch, warm());
-  const MapRun map = map_launch(kernels::sm_map_shared, kernels::kSmMapThreads, shared, b.records, b.words, reference,
-                                b.records.data(), b.words.data(), kSharedIterations);
   const double bytes = 16.0 * kernels::kSmMapThreads * kernels::kSmMapLoadsPerStep * kSharedIterations;
-  report_map(state, map, false, "the shared-memory map", "bytes_per_clock",
-             [&](double cycles) { return bytes / cycles; });
+  map_row(state, kernels::sm_map_shared, buffers().words, reference, kSharedIterations,
+          kernels::kSmMapSharedWords * static_cast<int>(sizeof(uint4)), bytes, "the shared-memory map",
+          "bytes_per_clock");
 }
 
 void mma_row(benchmark::State& state) {
-  Buffers& b = buffers();
-  const int shared = one_block_per_sm(kernels::sm_map_mma, kernels::kSmMapThreads);
   static const std::vector<float> reference = sm_map::mma_reference(kernels::kSmMapThreads, kMmaIterations);
-  const auto busy = busy_if_planted();
-  const Launch launch = [&](cudaStream_t s, Clocks clocks) {
-    kernels::sm_map_mma<<<device().sm_count, kernels::kSmMapThreads, static_cast<std::size_t>(shared), s>>>(
-        b.records.data(), b.floats.data(), kMmaIterations, clocks);
-  };
-  run(state, launch, warm());
-  const MapRun map = map_launch(kernels::sm_map_mma, kernels::kSmMapThreads, shared, b.records, b.floats, reference,
-                                b.records.data(), b.floats.data(), kMmaIterations);
   const double flops = 2.0 * 16 * 8 * 16 * (kernels::kSmMapThreads / 32) * kernels::kSmMapMmaChains * kMmaIterations;
-  report_map(state, map, false, "the mma.sync FP16 map", "flops_per_clock",
-             [&](double cycles) { return flops / cycles; });
+  map_row(state, kernels::sm_map_mma, buffers().floats, reference, kMmaIterations, 0, flops, "the mma.sync FP16 map",
+          "flops_per_clock");
 }
 
 // A random cycle through kChaseNodes lines (one node per 128 bytes), as word indices.
