@@ -44,11 +44,18 @@ def parts_of(paths):
     return found
 
 
-def readings(parts):
-    """{key: {"values": [...], "brackets": [...], "better", "method", "label", "unit", "boards": set}}."""
+def card_values(parts):
+    """Each part's card values, built once: [(board, preset, values)]."""
+    return [(board, part.context.get("gpubench_preset", "quick"), card.Card(part).build().values)
+            for _, board, _, part in parts]
+
+
+def readings(built):
+    """{key: {"values": [...], "brackets": [...], "better", "method", "label", "unit", "boards": set}} of
+    card_values' output."""
     found = {}
-    for _, board, _, part in parts:
-        for v in card.Card(part).build().values:
+    for board, _, values in built:
+        for v in values:
             if v["value"] is None or v["key"].startswith(NOT_OF_THE_GPU) or v.get("limit"):
                 continue  # a value with a limit of its own (an SM against the chip) needs none of the SKU's
             entry = found.setdefault(v["key"], {"values": [], "brackets": [], "better": v["better"],
@@ -84,13 +91,12 @@ def limit(entry, k, floor):
     return out
 
 
-def expected_by_preset(parts, limits):
+def expected_by_preset(built, limits):
     """{preset: [keys]}: the limits' values that every run of each preset measured (the check preset measures
     fewer than the quick one), so a run of a preset is judged on what that preset measures and no less."""
     seen = {}
-    for _, _, _, part in parts:
-        preset = part.context.get("gpubench_preset", "quick")
-        keys = {v["key"] for v in card.Card(part).build().values if v["value"] is not None}
+    for _, preset, values in built:
+        keys = {v["key"] for v in values if v["value"] is not None}
         seen[preset] = keys if preset not in seen else seen[preset] & keys
     return {preset: sorted(keys & set(limits)) for preset, keys in sorted(seen.items())}
 
@@ -158,8 +164,8 @@ def make_entry(paths, sku_name, match, source, k=4.0, floor=0.04, noise_factor=1
                              f"{min_machines} (--min-machines), so that a machine's own offset is not the SKU's")
     entry = {"name": sku_name, "match": match, "ranges": {},
              "made": {"runs": len(paths), "boards": len(boards), "k": k, "floor": floor, "source": source}}
-    found_all = readings(parts)
-    for key, found in sorted(found_all.items()):
+    built = card_values(parts)
+    for key, found in sorted(readings(built).items()):
         if len(found["values"]) < min_runs or len(found["boards"]) < min_machines:
             continue  # a value few runs or boards measured (a preset's own rows) gets no limit
         bound = limit(found, k, floor)
@@ -168,7 +174,7 @@ def make_entry(paths, sku_name, match, source, k=4.0, floor=0.04, noise_factor=1
                       "source": f"{source}: {len(found['values'])} readings on {len(found['boards'])} boards, "
                                 f"{min(found['values']):.4g}-{max(found['values']):.4g}, median {bound['median']:.4g}"})
         entry["ranges"][key] = bound
-    entry["expected"] = expected_by_preset(parts, entry["ranges"])
+    entry["expected"] = expected_by_preset(built, entry["ranges"])
     entry["noise"] = noise_table(parts, noise_factor, noise_min)
     entry["noise"]["source"] = f"{source}: (max - min) / median of each row over {len(paths)} runs x {noise_factor}"
     return entry

@@ -77,16 +77,8 @@ std::string row_block(const std::string& function_name, const std::string& args,
   }
   // Google Benchmark writes the arguments as name:value (ArgNames) joined by '/'.
   std::string fields;
-  std::size_t start = 0;
-  while (start < args.size()) {
-    std::size_t end = args.find('/', start);
-    if (end == std::string::npos) end = args.size();
-    const std::string item = args.substr(start, end - start);
-    const std::size_t colon = item.find(':');
-    if (colon != std::string::npos)
-      fields += (fields.empty() ? "" : ", ") + json_quote(item.substr(0, colon)) + ": " + item.substr(colon + 1);
-    start = end + 1;
-  }
+  for (const auto& [axis, value] : named_args(args))
+    fields += (fields.empty() ? "" : ", ") + json_quote(axis) + ": " + value;
   if (registration != nullptr)
     for (const auto& [axis, value] : registration->string_axes)
       fields += (fields.empty() ? "" : ", ") + json_quote(axis) + ": " + json_quote(value);

@@ -304,32 +304,36 @@ void report_wrong_result(const std::string& what) {
 }
 const std::vector<std::string>& wrong_results() { return wrong_result_list(); }
 
+std::vector<std::pair<std::string, std::string>> named_args(const std::string& args) {
+  std::vector<std::pair<std::string, std::string>> named;
+  std::size_t start = 0;
+  while (start < args.size()) {
+    std::size_t end = args.find('/', start);
+    if (end == std::string::npos) end = args.size();
+    const std::string item = args.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    if (colon != std::string::npos) named.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+    start = end + 1;
+  }
+  return named;
+}
+
 bool runs_in_check(const std::string& instance_name) {
   const Registration* registration = registration_of(instance_name);
   if (registration == nullptr) return false;
   if (registration->in_check) return true;
   if (registration->check_points.empty()) return false;
   // Google Benchmark names an instance <name>/<axis>:<value>/...[/min_time:...][/manual_time].
-  std::map<std::string, std::int64_t> named;
-  std::size_t start = registration->name.size() + 1;
-  while (start < instance_name.size()) {
-    std::size_t end = instance_name.find('/', start);
-    if (end == std::string::npos) end = instance_name.size();
-    const std::string item = instance_name.substr(start, end - start);
-    const std::size_t colon = item.find(':');
-    if (colon != std::string::npos) {
-      try {
-        named[item.substr(0, colon)] = std::stoll(item.substr(colon + 1));
-      } catch (const std::exception&) {  // min_time:0.020 and the like are not axes
-      }
-    }
-    start = end + 1;
-  }
+  const auto named = named_args(instance_name.substr(std::min(instance_name.size(), registration->name.size() + 1)));
   std::vector<std::int64_t> values;
   for (const std::string& axis : registration->arg_names) {
-    const auto value = named.find(axis);
+    const auto value = std::find_if(named.begin(), named.end(), [&](const auto& item) { return item.first == axis; });
     if (value == named.end()) return false;
-    values.push_back(value->second);
+    try {
+      values.push_back(std::stoll(value->second));
+    } catch (const std::exception&) {
+      return false;
+    }
   }
   return std::find(registration->check_points.begin(), registration->check_points.end(), values) !=
          registration->check_points.end();

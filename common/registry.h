@@ -104,6 +104,10 @@ using RowSeries = std::vector<std::pair<std::string, std::vector<double>>>;
 // The series of the row Google Benchmark names `function_name` with `args` ("axis:value/..."), in call order.
 RowSeries row_series(const std::string& function_name, const std::string& args);
 
+// Google Benchmark's "axis:value/axis:value" (its instance names after the registered name, and a run's args) as
+// (axis, value) pairs, in order; items without a ':' are left out.
+std::vector<std::pair<std::string, std::string>> named_args(const std::string& args);
+
 // Whether the check preset runs this row (a Google Benchmark instance name): its registration was marked with
 // in_check, or its arguments are a point added with Check::kToo.
 bool runs_in_check(const std::string& instance_name);

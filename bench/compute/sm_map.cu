@@ -23,6 +23,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ constexpr int kSharedIterations = 2048;  // 16 K loads of 16 bytes per thread
 constexpr int kMmaIterations = 2048;
 constexpr int kChaseThreads = 32;
 constexpr int kChaseSteps = 1024;
-constexpr std::uint32_t kChaseNodes = 32768;  // 4 MiB of 128-byte lines: in L2 on every GPU with one of 8 MiB+
+constexpr std::uint32_t kMaxChaseNodes = 32768;  // 4 MiB of 128-byte lines; fewer where L2 is under 16 MiB
 
 // A fault planted on purpose (GPUBENCH_PLANT, for calibrating the check: docs/verdicts.md): "busy_sm:N" keeps
 // SM N busy from another stream while the map runs; "flip_bit" flips one bit of one block's FMA answer.
@@ -44,13 +45,22 @@ struct Plant {
   std::optional<int> busy_sm;
   bool flip_bit = false;
 };
+// Throws, naming what it takes, on anything else (each map row fails with that line).
 Plant planted() {
   Plant plant;
   const char* text = std::getenv("GPUBENCH_PLANT");
-  if (text == nullptr) return plant;
+  if (text == nullptr || *text == '\0') return plant;
   const std::string spec = text;
-  if (spec.rfind("busy_sm:", 0) == 0) plant.busy_sm = std::atoi(spec.c_str() + 8);
-  plant.flip_bit = spec == "flip_bit";
+  const std::string sm = spec.rfind("busy_sm:", 0) == 0 ? spec.substr(8) : std::string();
+  if (!sm.empty() && sm.find_first_not_of("0123456789") == std::string::npos && sm.size() < 6 &&
+      std::stoi(sm) < device().sm_count) {
+    plant.busy_sm = std::stoi(sm);
+  } else if (spec == "flip_bit") {
+    plant.flip_bit = true;
+  } else {
+    throw std::invalid_argument("GPUBENCH_PLANT=" + spec + ": not busy_sm:N (an SM below " +
+                                std::to_string(device().sm_count) + ") or flip_bit");
+  }
   return plant;
 }
 
@@ -231,46 +241,54 @@ void mma_row(benchmark::State& state) {
           "flops_per_clock");
 }
 
-// A random cycle through kChaseNodes lines (one node per 128 bytes), as word indices.
-std::vector<std::uint32_t> chase_chain() {
-  std::vector<std::uint32_t> order(kChaseNodes);
+// The chase's lines: a quarter of L2 at most (the chain must stay in L2 with every SM chasing), 4 MiB where L2 is
+// 16 MiB or more (H100, H200: the map's calibration), at least 1024 lines.
+std::uint32_t chase_nodes() {
+  std::uint32_t nodes = kMaxChaseNodes;
+  while (nodes > 1024 && static_cast<std::size_t>(nodes) * 128 * 4 > device().l2_bytes) nodes /= 2;
+  return nodes;
+}
+
+// A random cycle through `nodes` lines (one node per 128 bytes) as word indices, on the host and on the GPU.
+struct Chain {
+  std::vector<std::uint32_t> next;
+  DeviceBuffer<std::uint32_t> on_gpu;
+};
+Chain make_chain(std::uint32_t nodes) {
+  std::vector<std::uint32_t> order(nodes);
   std::iota(order.begin(), order.end(), 0u);
   std::mt19937 random(1234);
   std::shuffle(order.begin(), order.end(), random);
-  std::vector<std::uint32_t> next(static_cast<std::size_t>(kChaseNodes) * kernels::kSmMapNodeWords, 0u);
+  Chain chain{std::vector<std::uint32_t>(static_cast<std::size_t>(nodes) * kernels::kSmMapNodeWords, 0u),
+              DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(nodes) * kernels::kSmMapNodeWords)};
   for (std::size_t i = 0; i < order.size(); ++i)
-    next[order[i] * kernels::kSmMapNodeWords] = order[(i + 1) % order.size()] * kernels::kSmMapNodeWords;
-  return next;
+    chain.next[order[i] * kernels::kSmMapNodeWords] = order[(i + 1) % order.size()] * kernels::kSmMapNodeWords;
+  chain.on_gpu.upload(chain.next, stream());
+  return chain;
 }
 
 void l2_latency_row(benchmark::State& state) {
   Buffers& b = buffers();
-  static const std::vector<std::uint32_t> host_chain = chase_chain();
-  static ArgCache<DeviceBuffer<std::uint32_t>> chains;
-  DeviceBuffer<std::uint32_t>& chain = chains.get({kChaseNodes}, [] {
-    DeviceBuffer<std::uint32_t> buffer(host_chain.size());
-    buffer.upload(host_chain, stream());
-    return buffer;
-  });
+  const std::uint32_t nodes = chase_nodes();
+  static ArgCache<Chain> chains;
+  const Chain& chain = chains.get({nodes}, [&] { return make_chain(nodes); });
   const int shared = one_block_per_sm(kernels::sm_map_l2_chase, kChaseThreads);
   const auto busy = busy_if_planted();
   const Launch launch = [&](cudaStream_t s, Clocks clocks) {
     kernels::sm_map_l2_chase<<<device().sm_count, kChaseThreads, static_cast<std::size_t>(shared), s>>>(
-        b.records.data(), chain.data(), kChaseNodes, kChaseSteps, b.words.data(), clocks);
+        b.records.data(), chain.on_gpu.data(), nodes, kChaseSteps, b.words.data(), clocks);
   };
   run(state, launch, warm());  // the chain stays in L2 between launches
   const int blocks = device().sm_count;
-  kernels::sm_map_l2_chase<<<blocks, kChaseThreads, static_cast<std::size_t>(shared), stream()>>>(
-      b.records.data(), chain.data(), kChaseNodes, kChaseSteps, b.words.data(), Clocks{});
+  launch(stream(), Clocks{});  // the map's launch: its ends are verified, its spans read
   GPUBENCH_CUDA_LAUNCHED();
   GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
   MapRun map;
   map.records = b.records.download(static_cast<std::size_t>(blocks), stream());
   const std::vector<std::uint32_t> ends = b.words.download(static_cast<std::size_t>(blocks), stream());
   for (int block = 0; block < blocks; ++block) {
-    const std::uint32_t start =
-        kernels::sm_map_chase_start(map.records[static_cast<std::size_t>(block)].sm, kChaseNodes);
-    map.wrong.push_back(ends[static_cast<std::size_t>(block)] != sm_map::chase_end(host_chain, start, kChaseSteps));
+    const std::uint32_t start = kernels::sm_map_chase_start(map.records[static_cast<std::size_t>(block)].sm, nodes);
+    map.wrong.push_back(ends[static_cast<std::size_t>(block)] != sm_map::chase_end(chain.next, start, kChaseSteps));
   }
   report_map(state, map, true, "the L2 latency map", "cycles_per_load",
              [&](double cycles) { return cycles / kChaseSteps; });

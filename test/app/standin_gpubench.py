@@ -25,14 +25,12 @@ def main():
     preset = flags.get("gpubench_preset", "quick")
     opener = gzip.open if run.endswith(".gz") else open
     with opener(run, "rt") as f:
-        ran = json.load(f)["context"].get("gpubench_preset", "quick")
+        data = json.load(f)
+    ran = data["context"].get("gpubench_preset", "quick")
     if ran != preset:  # what gpubench writes for that preset, or nothing
         print(f"standin: asked for the {preset} preset; STANDIN_RUN is a run of the {ran} preset", file=sys.stderr)
         return 2
     if "benchmark_filter" in flags:
-        opener = gzip.open if run.endswith(".gz") else open
-        with opener(run, "rt") as f:
-            data = json.load(f)
         data["benchmarks"] = [r for r in data["benchmarks"] if re.search(flags["benchmark_filter"], r["name"])]
         with open(out, "w") as f:
             json.dump(data, f)

@@ -46,6 +46,22 @@ TEST(Registry, PointsNameTheirAxesInAnyOrderAndMissingOrUnknownAxesFail) {
   }
 }
 
+TEST(Registry, TheCheckPresetRunsTheMarkedPointsAndRowsOnly) {
+  const Family family("RegistryCheck", Preset::kQuick);
+  Benchmark* rows = family.gpu("RegistryCheck/rows", {"bytes", "stride"}, no_op);
+  add_point(rows, {{"bytes", 4096}, {"stride", 128}}, Check::kToo);
+  add_point(rows, {{"bytes", 8192}, {"stride", 128}});
+  in_check(family.gpu("RegistryCheck/whole", {}, no_op));
+  family.gpu("RegistryCheck/other", {}, no_op);
+  EXPECT_TRUE(runs_in_check("RegistryCheck/rows/bytes:4096/stride:128/min_time:0.020/manual_time"));
+  EXPECT_FALSE(runs_in_check("RegistryCheck/rows/bytes:8192/stride:128/manual_time"));
+  EXPECT_TRUE(runs_in_check("RegistryCheck/whole/manual_time"));
+  EXPECT_FALSE(runs_in_check("RegistryCheck/other/manual_time"));
+  EXPECT_FALSE(runs_in_check("NoSuchFamily/rows/manual_time"));
+  const std::vector<std::pair<std::string, std::string>> expected = {{"bytes", "4096"}, {"min_time", "0.020"}};
+  EXPECT_EQ(named_args("bytes:4096/min_time:0.020/manual_time"), expected);
+}
+
 TEST(Registry, ProductOrdersItsPointsAsGoogleBenchmarksArgsProduct) {
   const std::vector<Point> points = product({{"ilp", {1, 4}}, {"warps", {8, 32}}});
   const std::vector<Point> expected = {
