@@ -60,13 +60,13 @@ def map_values(report, case, label, series, unit, lower, tolerance, gpcs, sm_cou
         text = "outside: " + "; ".join(f"{where(sm, gpcs)} {ratio(v):.3f}" for sm, v in outside[:6]) + \
                (f" and {len(outside) - 6} more" if len(outside) > 6 else "")
     else:
-        text = f"every SM within {tolerance:.2f} of the median; the worst {where(worst_sm, gpcs)}"
+        text = f"{ratio(worst):.4f}: every SM within {tolerance:.2f} of the median; the worst {where(worst_sm, gpcs)}"
     yield Value(key + ".worst_vs_median", SECTION, f"{label}, worst SM against the median", ratio(worst),
                 "of the median", row.short_name, text, better="higher",
                 limit={"low": tolerance, "source": CHIP_SOURCE})
     if sm_count:
         missing = sorted(set(range(sm_count)) - {sm for sm, _ in readings})
-        text = ("every SM ran a block" if not missing else
+        text = (f"{n} of {sm_count}: every SM ran a block" if not missing else
                 "not measured: " + ", ".join(where(sm, gpcs) for sm in missing[:8]) + " (no block of the map ran there)")
         yield Value(key + ".sms_measured", SECTION, f"{label}, SMs measured", float(n), "SMs", row.short_name, text,
                     better="exact", limit={"low": float(sm_count), "high": float(sm_count),
