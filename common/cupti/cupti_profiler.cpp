@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -152,7 +153,38 @@ class EnabledRangeProfiler {
   CUpti_RangeProfiler_Object* object_ = nullptr;
 };
 
+// The range profiler stays enabled on a context while consecutive cases profile the same set of counters the
+// same way: the first Start after Enable programs the configuration (~140 ms on an H100), a later Start of the
+// same one ~5 ms, and Disable ~12 ms (docs/results/2026-11-25-cupti-cost: README command 1 spent 44 s of its 150
+// in Start). Another set, split or context enables it afresh; reading counter availability needs none enabled.
+struct KeptProfiler {
+  std::unique_ptr<EnabledRangeProfiler> profiler;
+  CUcontext context = nullptr;
+  const void* owner = nullptr;  // the CuptiProfiler (its set of counters) it was configured for
+  bool per_kernel = false;
+};
+
+KeptProfiler& kept_profiler() {
+  static auto* kept = new KeptProfiler;  // never destroyed: profilers destroyed at exit still ask it
+  return *kept;
+}
+
+CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context, const void* owner, bool per_kernel) {
+  KeptProfiler& kept = kept_profiler();
+  if (kept.profiler && (kept.context != context || kept.owner != owner || kept.per_kernel != per_kernel))
+    kept.profiler.reset();
+  if (!kept.profiler) {
+    kept.profiler = std::make_unique<EnabledRangeProfiler>(context);
+    kept.context = context;
+    kept.owner = owner;
+    kept.per_kernel = per_kernel;
+  }
+  return kept.profiler->get();
+}
+
 }  // namespace
+
+void disable_range_profiler() noexcept { kept_profiler().profiler.reset(); }
 
 bool CuptiError::profiling_unavailable() const noexcept {
   switch (code_) {
@@ -192,6 +224,7 @@ CuptiProfiler::CuptiProfiler(int device, std::vector<std::string> perfworks_metr
   if (s.metrics.empty()) throw std::invalid_argument("CuptiProfiler needs at least one metric");
   GPUBENCH_CUDA(cudaSetDevice(device));
   const CUcontext context = current_context();
+  disable_range_profiler();  // CUPTI refuses the availability query while one is enabled (INVALID_PARAMETER)
   initialize_profiler();
   check_device_supported(device);
 
@@ -241,7 +274,10 @@ CuptiProfiler::CuptiProfiler(int device, std::vector<std::string> perfworks_metr
   s.passes = passes.numOfPasses;
 }
 
-CuptiProfiler::~CuptiProfiler() = default;
+CuptiProfiler::~CuptiProfiler() {
+  // A later profiler may reuse this address: the kept range profiler must not take it for this set.
+  if (state_ && kept_profiler().owner == state_.get()) disable_range_profiler();
+}
 CuptiProfiler::CuptiProfiler(CuptiProfiler&&) noexcept = default;
 CuptiProfiler& CuptiProfiler::operator=(CuptiProfiler&&) noexcept = default;
 
@@ -292,7 +328,7 @@ std::vector<std::uint8_t> configured_counter_data(CUpti_RangeProfiler_Object* pr
 // kernel). Returns whether CUPTI has every pass it needs.
 bool run_pass(CUpti_RangeProfiler_Object* profiler, const std::function<void()>& launch_and_sync,
               const std::function<void()>& prepare, bool per_kernel) {
-  std::optional<detail::TimedPart> starting("counter start/stop");
+  std::optional<detail::TimedPart> starting("counter start");
   auto start = make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   start.pRangeProfilerObject = profiler;
   GPUBENCH_CUPTI(cuptiRangeProfilerStart(&start));
@@ -312,7 +348,7 @@ bool run_pass(CUpti_RangeProfiler_Object* profiler, const std::function<void()>&
     pop.pRangeProfilerObject = profiler;
     GPUBENCH_CUPTI(cuptiRangeProfilerPopRange(&pop));
   }
-  const detail::TimedPart stopping("counter start/stop");
+  const detail::TimedPart stopping("counter stop");
   auto stop = make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = profiler;
   GPUBENCH_CUPTI(cuptiRangeProfilerStop(&stop));
@@ -365,22 +401,29 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
   State& s = *state_;
   std::vector<const char*> names = c_strings(s.metrics);
   std::optional<detail::TimedPart> setup("counter set-up");  // the ledger says which CUPTI step costs
-  EnabledRangeProfiler profiler(current_context());
-  std::vector<std::uint8_t> counter_data = configured_counter_data(profiler.get(), names, s.config_image, per_kernel);
-  setup.reset();
-
-  // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
-  const std::size_t max_passes = s.passes + 2;
-  for (std::size_t pass = 0; !run_pass(profiler.get(), launch_and_sync, prepare, per_kernel); ++pass) {
-    if (pass + 1 == max_passes)
-      throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
-                                                          " passes: does the launch run a kernel every time?");
+  CUpti_RangeProfiler_Object* profiler = nullptr;
+  std::vector<std::uint8_t> counter_data;
+  auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  try {
+    profiler = enabled_range_profiler(current_context(), state_.get(), per_kernel);
+    counter_data = configured_counter_data(profiler, names, s.config_image, per_kernel);
+    setup.reset();
+    // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
+    const std::size_t max_passes = s.passes + 2;
+    for (std::size_t pass = 0; !run_pass(profiler, launch_and_sync, prepare, per_kernel); ++pass) {
+      if (pass + 1 == max_passes)
+        throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
+                                                            " passes: does the launch run a kernel every time?");
+    }
+    decode.pRangeProfilerObject = profiler;
+    const detail::TimedPart decoding("counter evaluation");
+    GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
+  } catch (...) {
+    disable_range_profiler();  // one left mid-pass is no use to the next case: it enables afresh
+    throw;
   }
 
   const detail::TimedPart evaluation("counter evaluation");
-  auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-  decode.pRangeProfilerObject = profiler.get();
-  GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
   if (decode.numOfRangeDropped > 0)
     throw CuptiError(CUPTI_ERROR_MAX_LIMIT_REACHED, "the profiled launch ran more than " + std::to_string(kMaxRanges) +
                                                         " kernels; " + std::to_string(decode.numOfRangeDropped) +
@@ -397,6 +440,7 @@ std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_a
 }
 
 void shutdown_cupti_profiler() noexcept {
+  disable_range_profiler();
   if (!g_profiler_initialized) return;
   auto params = make_params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
   cuptiProfilerDeInitialize(&params);

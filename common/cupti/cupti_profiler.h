@@ -81,5 +81,8 @@ class CuptiProfiler {
 // Ends CUPTI's profiler for the process (after every CuptiProfiler is gone); a later profiler
 // initializes it again.
 void shutdown_cupti_profiler() noexcept;
+// Disables the range profiler kept enabled between cases (before its context goes, or another user of CUPTI's
+// profiler on it).
+void disable_range_profiler() noexcept;
 
 }  // namespace gpubench

@@ -119,6 +119,7 @@ std::string time_by_family(const std::map<std::string, double>& seconds) {
 namespace {
 struct Ledger {
   std::map<std::string, double> host_seconds;
+  std::map<std::string, long long> host_calls;  // how many times each part ran: its cost per call
   double gpu_seconds = 0.0;
   std::map<std::string, std::vector<long long>> trials;  // per case: the iterations of each call
 };
@@ -128,7 +129,10 @@ Ledger& ledger() {
 }
 }  // namespace
 
-void add_time(const char* part, double seconds) { ledger().host_seconds[part] += seconds; }
+void add_time(const char* part, double seconds) {
+  ledger().host_seconds[part] += seconds;
+  ++ledger().host_calls[part];
+}
 void add_gpu_time(double seconds) { ledger().gpu_seconds += seconds; }
 void add_trial(const std::string& case_key, long long iterations) { ledger().trials[case_key].push_back(iterations); }
 
@@ -147,6 +151,9 @@ std::string time_by_part(double run_seconds) {
     text += item;
     if (part == "timed launches") {
       std::snprintf(item, sizeof item, " (GPU %.1f s)", l.gpu_seconds);
+      text += item;
+    } else if (const auto calls = l.host_calls.find(part); calls != l.host_calls.end()) {
+      std::snprintf(item, sizeof item, " in %lld calls", calls->second);
       text += item;
     }
   }

@@ -25,14 +25,15 @@ TEST(RunControl, TimeByPartCountsANestedPartOnceAndTheTrialsBeforeTheFinal) {
   add_trial("A/1", 89);
   add_trial("B/1", 100);
   EXPECT_EQ(time_by_part(10.0),
-            "timed launches 4.0 s (GPU 2.5 s), counter passes 3.0 s, everything else 2.0 s, L2 scrubs 1.0 s; "
+            "timed launches 4.0 s (GPU 2.5 s), counter passes 3.0 s in 1 calls, everything else 2.0 s, L2 scrubs 1.0 s "
+            "in 1 calls; "
             "2.0 trials a case, 6% of launches before the final trial");
   {
     const TimedPart outer("outer part");
     const TimedPart inner("inner part");
   }
   const std::string text = time_by_part(100.0);
-  EXPECT_NE(text.find("outer part 0.0 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("outer part 0.0 s in 1 calls"), std::string::npos) << text;
   EXPECT_NE(text.find("inner part 0.0 s"), std::string::npos) << text;
 }
 
