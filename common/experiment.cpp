@@ -29,7 +29,7 @@ detail::CounterValues profile_counters(const Launch& launch, const RunOptions& o
   detail::CounterValues values = CounterSession::get().profile(
       session.device().index, options.counters, [&] { session.untimed_launch(launch, 0); },
       [&] {
-        // Runs after the profiler has started (its start-up writes are in L2 by then).
+        // Runs after the profiler has started (a freshly enabled one's writes are in L2 by then).
         if (!options.profile_warm) {
           session.scrub_l2();
         } else if (options.rewarm) {
@@ -39,7 +39,8 @@ detail::CounterValues profile_counters(const Launch& launch, const RunOptions& o
         } else {
           session.untimed_launch(launch, 0);
         }
-      });
+      },
+      [&] { session.scrub_l2(); });  // CUPTI's own writes out of L2 before a warm row re-warms it
   CycleStats discard;
   // Re-poison the span slot the profiled launch wrote.
   if (!values.empty() && options.stamps_cycles) session.collect_spans(1, discard);

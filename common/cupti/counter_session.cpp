@@ -37,7 +37,8 @@ CuptiProfiler* CounterSession::profiler_for(int device, const std::vector<std::s
 
 std::map<std::string, double> CounterSession::profile(int device, const std::vector<std::string>& experiment_defaults,
                                                       const std::function<void()>& launch_and_sync,
-                                                      const std::function<void()>& prepare) {
+                                                      const std::function<void()>& prepare,
+                                                      const std::function<void()>& after_enable) {
   if (!unavailable_reason_.empty()) return {};
   std::vector<const MetricSpec*> specs;
   for (const std::string& name : selection_.resolve(experiment_defaults)) {
@@ -49,7 +50,7 @@ std::map<std::string, double> CounterSession::profile(int device, const std::vec
     const std::vector<std::string> metrics = perfworks_metrics(specs);
     try {
       CuptiProfiler* profiler = profiler_for(device, metrics);
-      return counter_values(specs, metrics, profiler->profile(launch_and_sync, prepare));
+      return counter_values(specs, metrics, profiler->profile(launch_and_sync, prepare, after_enable));
     } catch (const UnsupportedMetric& e) {
       for (auto it = specs.begin(); it != specs.end(); ++it) {
         if (e.metric() == (*it)->perfworks || ((*it)->per != nullptr && e.metric() == (*it)->per) ||

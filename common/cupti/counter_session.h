@@ -25,10 +25,12 @@ class CounterSession {
   // Profiles one execution of `launch_and_sync` for the selected counters (the experiment's
   // defaults, as the user's selection changes them). Returns counter name -> value in the
   // counter's unit; empty when profiling is off or unavailable.
-  // `prepare` runs before each profiling pass (outside the profiled range).
+  // `prepare` runs before each profiling pass (outside the profiled range); `after_enable` before it where
+  // CUPTI's first Start wrote into L2 (CuptiProfiler::profile).
   std::map<std::string, double> profile(int device, const std::vector<std::string>& experiment_defaults,
                                         const std::function<void()>& launch_and_sync,
-                                        const std::function<void()>& prepare = {});
+                                        const std::function<void()>& prepare = {},
+                                        const std::function<void()>& after_enable = {});
 
   // Releases every profiler and CUPTI's profiler itself (before the GPU session closes).
   void close() noexcept;

@@ -169,11 +169,14 @@ KeptProfiler& kept_profiler() {
   return *kept;
 }
 
-CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context, const void* owner, bool per_kernel) {
+// `fresh`: enabled now, so its first Start programs the configuration (and leaves CUPTI's writes in L2).
+CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context, const void* owner, bool per_kernel,
+                                                   bool& fresh) {
   KeptProfiler& kept = kept_profiler();
   if (kept.profiler && (kept.context != context || kept.owner != owner || kept.per_kernel != per_kernel))
     kept.profiler.reset();
-  if (!kept.profiler) {
+  fresh = !kept.profiler;
+  if (fresh) {
     kept.profiler = std::make_unique<EnabledRangeProfiler>(context);
     kept.context = context;
     kept.owner = owner;
@@ -333,8 +336,8 @@ bool run_pass(CUpti_RangeProfiler_Object* profiler, const std::function<void()>&
   start.pRangeProfilerObject = profiler;
   GPUBENCH_CUPTI(cuptiRangeProfilerStart(&start));
   starting.reset();
-  // After Start: starting leaves ~20 MB of CUPTI's own writes dirty in L2 (H100), which a scrub
-  // run before it would not clear and the launch would then evict as if they were its own.
+  // After Start: the first Start after Enable leaves ~20 MB of CUPTI's own writes dirty in L2 (H100),
+  // which a scrub run before it would not clear and the launch would then evict as if they were its own.
   if (prepare) prepare();
   if (per_kernel) {
     launch_and_sync();
@@ -396,7 +399,8 @@ std::vector<CuptiProfiler::Range> evaluate_ranges(CUpti_Profiler_Host_Object* ho
 
 std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::function<void()>& launch_and_sync,
                                                                 const std::function<void()>& prepare,
-                                                                RangeSplit split) {
+                                                                RangeSplit split,
+                                                                const std::function<void()>& after_enable) {
   const bool per_kernel = split == RangeSplit::per_kernel;
   State& s = *state_;
   std::vector<const char*> names = c_strings(s.metrics);
@@ -405,12 +409,19 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
   std::vector<std::uint8_t> counter_data;
   auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   try {
-    profiler = enabled_range_profiler(current_context(), state_.get(), per_kernel);
+    bool fresh = false;
+    profiler = enabled_range_profiler(current_context(), state_.get(), per_kernel, fresh);
     counter_data = configured_counter_data(profiler, names, s.config_image, per_kernel);
     setup.reset();
+    const std::function<void()> first_prepare = [&] {
+      if (after_enable) after_enable();
+      if (prepare) prepare();
+    };
     // Passes until CUPTI has every counter; a bound guards against a launch that runs no kernel.
     const std::size_t max_passes = s.passes + 2;
-    for (std::size_t pass = 0; !run_pass(profiler, launch_and_sync, prepare, per_kernel); ++pass) {
+    for (std::size_t pass = 0;
+         !run_pass(profiler, launch_and_sync, pass == 0 && fresh && after_enable ? first_prepare : prepare, per_kernel);
+         ++pass) {
       if (pass + 1 == max_passes)
         throw CuptiError(CUPTI_ERROR_INVALID_OPERATION, "profiling did not finish in " + std::to_string(max_passes) +
                                                             " passes: does the launch run a kernel every time?");
@@ -432,8 +443,9 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
 }
 
 std::vector<double> CuptiProfiler::profile(const std::function<void()>& launch_and_sync,
-                                           const std::function<void()>& prepare) {
-  std::vector<Range> ranges = profile_ranges(launch_and_sync, prepare, RangeSplit::whole_launch);
+                                           const std::function<void()>& prepare,
+                                           const std::function<void()>& after_enable) {
+  std::vector<Range> ranges = profile_ranges(launch_and_sync, prepare, RangeSplit::whole_launch, after_enable);
   if (ranges.size() != 1)
     throw CuptiError(CUPTI_ERROR_UNKNOWN, "expected one range around the launch, got " + std::to_string(ranges.size()));
   return std::move(ranges.front().values);

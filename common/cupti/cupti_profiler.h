@@ -58,8 +58,11 @@ class CuptiProfiler {
   std::size_t passes() const;
 
   // Runs `launch_and_sync` once per pass the metrics need, each time after `prepare` (outside the
-  // profiled range); returns one value per metric, in order, for the whole launch.
-  std::vector<double> profile(const std::function<void()>& launch_and_sync, const std::function<void()>& prepare = {});
+  // profiled range); returns one value per metric, in order, for the whole launch. The range profiler stays
+  // enabled between calls of one profiler; where it was enabled afresh, its first Start left ~20 MB of CUPTI's
+  // writes in L2 (H100) and `after_enable` runs before that pass's `prepare` (to scrub them).
+  std::vector<double> profile(const std::function<void()>& launch_and_sync, const std::function<void()>& prepare = {},
+                              const std::function<void()>& after_enable = {});
 
   // One profiled range: its name and one value per metric, in order.
   struct Range {
@@ -71,7 +74,7 @@ class CuptiProfiler {
     per_kernel,    // one range per kernel, in launch order, `prepare`'s kernels first
   };
   std::vector<Range> profile_ranges(const std::function<void()>& launch_and_sync, const std::function<void()>& prepare,
-                                    RangeSplit split);
+                                    RangeSplit split, const std::function<void()>& after_enable = {});
 
  private:
   struct State;
