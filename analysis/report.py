@@ -116,8 +116,9 @@ class Row(dict):
         return float(self[key]) if key in self else None
 
     def value(self, key, default=None):
-        """A counter as float (None when the row lacks it)."""
-        return float(self[key]) if key in self else default
+        """A counter as float (`default` when the row lacks it, or wrote null: a value that was not finite)."""
+        value = self.get(key)
+        return float(value) if value is not None else default
 
 
 class Report:

@@ -1,12 +1,12 @@
 #include "app/json_report.h"
 
+#include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
 #include "common/registry.h"
 
 #include <cmath>
-#include <cstdio>
-#include <optional>
 #include <sstream>
+#include <utility>
 
 namespace gpubench::app {
 namespace {
@@ -29,44 +29,16 @@ void strip_suffix(std::string& text, const std::string& suffix) {
     text.resize(text.size() - suffix.size());
 }
 
-std::string wall_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", seconds);
-  return text;
+// An argument's value as Google Benchmark wrote it ("16", "0.5"), as a JSON number where it is one.
+nlohmann::ordered_json arg_value(const std::string& text) {
+  const nlohmann::ordered_json number = nlohmann::ordered_json::parse(text, nullptr, false);
+  return number.is_number() ? number : nlohmann::ordered_json(text);
 }
 
 }  // namespace
 
-// "results": {...} of a row carrying `counters` (catalog order aside, as the row has them).
-static std::string results_field(const std::vector<std::string>& counters) {
-  std::string fields;
-  for (const std::string& name : counters) {
-    const std::optional<CounterDescription> description = describe_counter(name);
-    if (!description || counter_role(*description) != "result") continue;
-    fields += (fields.empty() ? "" : ", ") + json_quote(name) + ": \"" + better_name(description->better) + "\"";
-  }
-  return ", \"results\": {" + (fields.empty() ? std::string("\"time\": \"lower\"") : fields) + "}";
-}
-
-// ", "series": {"sm": [0, 1, ...], ...}" of a row that reported series, else nothing.
-static std::string series_field(const std::string& function_name, const std::string& args) {
-  const RowSeries series = row_series(function_name, args);
-  if (series.empty()) return {};
-  std::string fields;
-  for (const auto& [name, values] : series) {
-    std::string list;
-    for (double value : values) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.9g", value);
-      list += (list.empty() ? "" : ", ") + (std::isfinite(value) ? std::string(text) : std::string("null"));
-    }
-    fields += (fields.empty() ? "" : ", ") + json_quote(name) + ": [" + list + "]";
-  }
-  return ", \"series\": {" + fields + "}";
-}
-
-std::string row_block(const std::string& function_name, const std::string& args, double wall_s,
-                      const std::vector<std::string>& counters) {
+nlohmann::ordered_json row_block(const std::string& function_name, const std::string& args, double wall_s,
+                                 const std::vector<std::string>& counters) {
   const Registration* registration = registration_of(function_name);
   std::string registered = function_name;
   std::string family = registration != nullptr ? registration->family : registered.substr(0, registered.find('/'));
@@ -75,32 +47,44 @@ std::string row_block(const std::string& function_name, const std::string& args,
     strip_suffix(registered, Family::device_suffix(gpu));
     strip_suffix(family, Family::device_suffix(gpu));
   }
-  // Google Benchmark writes the arguments as name:value (ArgNames) joined by '/'.
-  std::string fields;
-  for (const auto& [axis, value] : named_args(args))
-    fields += (fields.empty() ? "" : ", ") + json_quote(axis) + ": " + value;
+  nlohmann::ordered_json block = {{"registered", registered}, {"family", family}};
+  nlohmann::ordered_json& arguments = block["args"] = nlohmann::ordered_json::object();
+  for (const auto& [axis, value] : named_args(args)) arguments[axis] = arg_value(value);
   if (registration != nullptr)
-    for (const auto& [axis, value] : registration->string_axes)
-      fields += (fields.empty() ? "" : ", ") + json_quote(axis) + ": " + json_quote(value);
-  return "{\"registered\": " + json_quote(registered) + ", \"family\": " + json_quote(family) + ", \"args\": {" +
-         fields + "}, \"gpu\": " + (gpu >= 0 ? std::to_string(gpu) : std::string("null")) +
-         (wall_s >= 0 ? ", \"wall_s\": " + wall_text(wall_s) : std::string()) +
-         (registration != nullptr && !registration->requirement.rule.empty()
-              ? ", \"requirement\": " + json_quote(registration->requirement.rule)
-              : std::string()) +
-         results_field(counters) + series_field(function_name, args) + "}";
+    for (const auto& [axis, value] : registration->string_axes) arguments[axis] = value;
+  block["gpu"] = gpu >= 0 ? nlohmann::ordered_json(gpu) : nlohmann::ordered_json(nullptr);
+  if (wall_s >= 0) block["wall_s"] = std::round(wall_s * 1000.0) / 1000.0;
+  if (registration != nullptr && !registration->requirement.rule.empty())
+    block["requirement"] = registration->requirement.rule;
+  // Its result quantities (catalog role "result") with the better direction; a row with none: its time.
+  nlohmann::ordered_json& results = block["results"] = nlohmann::ordered_json::object();
+  for (const std::string& name : counters) {
+    const std::optional<CounterDescription> description = describe_counter(name);
+    if (description && counter_role(*description) == "result") results[name] = better_name(description->better);
+  }
+  if (results.empty()) results["time"] = "lower";
+  const RowSeries series = row_series(function_name, args);
+  if (!series.empty()) {
+    nlohmann::ordered_json& fields = block["series"] = nlohmann::ordered_json::object();
+    for (const auto& [name, values] : series) {
+      nlohmann::ordered_json& list = fields[name] = nlohmann::ordered_json::array();
+      for (double value : values)
+        list.push_back(std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr));
+    }
+  }
+  return block;
 }
 
 bool JsonReport::ReportContext(const Context& context) {
   last_report_ = std::chrono::steady_clock::now();
   bool ok = true;
-  std::string text = captured(*this, [&] { ok = benchmark::JSONReporter::ReportContext(context); });
-  // Google Benchmark opens the report with "{\n"; gpubench's block goes first inside it.
-  const std::string block =
-      "  \"gpubench\": {\"schema\": " + std::to_string(kSchema) + ", \"counters\": " + counter_catalog_json() + "},\n";
-  const std::size_t open = text.find("{\n");
-  text.insert(open == std::string::npos ? 0 : open + 2, block);
-  GetOutputStream() << text;
+  // Google Benchmark writes the report's opening: its context and "benchmarks": [ ; closed, it parses.
+  const std::string opening = captured(*this, [&] { ok = benchmark::JSONReporter::ReportContext(context); });
+  const nlohmann::ordered_json written = nlohmann::ordered_json::parse(opening + "]}");
+  report_ = nlohmann::ordered_json::object();
+  report_["gpubench"] = {{"schema", kSchema}, {"counters", counter_catalog_document()}};
+  for (const auto& [key, value] : written.items()) report_[key] = value;
+  report_["benchmarks"] = nlohmann::ordered_json::array();
   return ok;
 }
 
@@ -109,19 +93,28 @@ void JsonReport::ReportRuns(const std::vector<Run>& runs) {
   const auto now = std::chrono::steady_clock::now();
   double wall_s = std::chrono::duration<double>(now - last_report_).count();
   last_report_ = now;
-  for (const Run& run : runs) {
-    std::string text = captured(*this, [&] { benchmark::JSONReporter::ReportRuns({run}); });
-    // A row ends "...\n    }": its block goes in as the last field.
-    const std::size_t close = text.rfind('}');
-    const std::size_t line_end = close == std::string::npos ? std::string::npos : text.rfind('\n', close);
+  for (Run run : runs) {
+    // Google Benchmark writes NaN and Infinity, which JSON lacks: such a counter is written as null.
+    std::vector<std::string> not_finite;
     std::vector<std::string> counters;
-    for (const auto& [name, value] : run.counters) counters.push_back(name);
-    if (line_end != std::string::npos)
-      text.insert(line_end, ",\n      \"gpubench\": " +
-                                row_block(run.run_name.function_name, run.run_name.args, wall_s, counters));
+    for (auto it = run.counters.begin(); it != run.counters.end();) {
+      counters.push_back(it->first);
+      if (std::isfinite(it->second.value)) {
+        ++it;
+      } else {
+        not_finite.push_back(it->first);
+        it = run.counters.erase(it);
+      }
+    }
+    const std::string text = captured(*this, [&] { benchmark::JSONReporter::ReportRuns({run}); });
+    nlohmann::ordered_json row = nlohmann::ordered_json::parse(text.substr(text.find('{')));  // after its ",\n"
+    for (const std::string& name : not_finite) row[name] = nullptr;
+    row["gpubench"] = row_block(run.run_name.function_name, run.run_name.args, wall_s, counters);
     wall_s = -1.0;
-    GetOutputStream() << text;
+    report_["benchmarks"].push_back(std::move(row));
   }
 }
+
+void JsonReport::Finalize() { GetOutputStream() << report_.dump(2) << '\n'; }
 
 }  // namespace gpubench::app

@@ -1,10 +1,12 @@
-// Google Benchmark's JSON report with gpubench's data added, written through its public reporter API:
-// the report's top level gets "gpubench" (schema version and the counter catalog: every counter's
-// unit, kind and meaning), and every row gets "gpubench" (its registered name, family, arguments by
-// name and GPU), so readers take them as data instead of parsing names.
+// Google Benchmark's JSON report with gpubench's data added, built as data: what Google Benchmark's own
+// reporter writes (public API) is parsed, the report's top level gets "gpubench" (schema version and the
+// counter catalog: every counter's unit, kind and meaning), every row gets "gpubench" (its registered name,
+// family, arguments by name and GPU), and the whole is written at the end of the run, so readers take them
+// as data instead of parsing names.
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <string>
@@ -16,8 +18,10 @@ class JsonReport : public benchmark::JSONReporter {
  public:
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
 
  private:
+  nlohmann::ordered_json report_;
   std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
 };
 
@@ -28,7 +32,7 @@ class JsonReport : public benchmark::JSONReporter {
 // "requirement": what the chip must have to run the row (Requirement::rule), where it needs something.
 // `counters`: the row's counter names; its result quantities (catalog role "result") go in as "results":
 // {name: "higher"|"lower"}, or {"time": "lower"} for a row that measured none (its time is its result).
-std::string row_block(const std::string& function_name, const std::string& args, double wall_s = -1.0,
-                      const std::vector<std::string>& counters = {});
+nlohmann::ordered_json row_block(const std::string& function_name, const std::string& args, double wall_s = -1.0,
+                                 const std::vector<std::string>& counters = {});
 
 }  // namespace gpubench::app

@@ -28,6 +28,13 @@ set(GPUBENCH_BENCHMARK_VERSION_MAJOR "${CMAKE_MATCH_1}")
 set(GPUBENCH_BENCHMARK_VERSION_MINOR "${CMAKE_MATCH_2}")
 message(STATUS "gpubench: Google Benchmark ${benchmark_VERSION}, CUDA ${CUDAToolkit_VERSION}")
 
+# The JSON report is built as data (Google Benchmark's rows parsed, gpubench's fields added, written back).
+find_package(nlohmann_json 3.10 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(FATAL_ERROR "gpubench: nlohmann/json not found. Install it (Debian: apt-get install nlohmann-json3-dev) "
+                      "or set nlohmann_json_DIR.")
+endif()
+
 if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
   find_package(GTest QUIET)
   if(NOT GTest_FOUND)

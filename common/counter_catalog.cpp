@@ -1,5 +1,7 @@
 #include "common/counter_catalog.h"
 
+#include <nlohmann/json.hpp>
+
 #include "common/cupti/metric_table.h"
 
 #include <algorithm>
@@ -228,39 +230,19 @@ std::string counter_catalog_markdown() {
   return text;
 }
 
-std::string json_quote(const std::string& text) {
-  std::string quoted = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': quoted += "\\\""; break;
-      case '\\': quoted += "\\\\"; break;
-      case '\n': quoted += "\\n"; break;
-      case '\t': quoted += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          quoted += escaped;
-        } else {
-          quoted += c;
-        }
-    }
+nlohmann::ordered_json counter_catalog_document() {
+  nlohmann::ordered_json catalog = nlohmann::ordered_json::array();
+  for (const CounterDescription& d : counter_catalog()) {
+    nlohmann::ordered_json entry = {
+        {"name", d.name}, {"unit", d.unit}, {"kind", kind_name(d.kind)}, {"role", counter_role(d)}};
+    if (d.better != Better::kNone) entry["better"] = better_name(d.better);
+    entry["source"] = d.source;
+    entry["meaning"] = d.meaning;
+    catalog.push_back(std::move(entry));
   }
-  return quoted + "\"";
+  return catalog;
 }
 
-std::string counter_catalog_json() {
-  std::string json = "[";
-  bool first = true;
-  for (const CounterDescription& d : counter_catalog()) {
-    json += std::string(first ? "" : ",") + "\n    {\"name\": " + json_quote(d.name) +
-            ", \"unit\": " + json_quote(d.unit) + ", \"kind\": \"" + kind_name(d.kind) + "\", \"role\": \"" +
-            counter_role(d) + "\"" +
-            (d.better != Better::kNone ? ", \"better\": \"" + better_name(d.better) + "\"" : "") +
-            ", \"source\": " + json_quote(d.source) + ", \"meaning\": " + json_quote(d.meaning) + "}";
-    first = false;
-  }
-  return json + "\n  ]";
-}
+std::string counter_catalog_json() { return counter_catalog_document().dump(2); }
 
 }  // namespace gpubench

@@ -4,6 +4,8 @@
 // it, and a row that writes a counter it does not describe fails.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,13 +46,11 @@ std::optional<CounterDescription> describe_counter(const std::string& name);
 // Names described twice (by two families, or a family and the harness): each must be described once.
 std::vector<std::string> counter_catalog_duplicates();
 
-// The catalog as text (a table), Markdown (docs/counters.md) or a JSON array.
+// The catalog as text (a table), Markdown (docs/counters.md) or a JSON array (as a document, or written).
 std::string counter_catalog_text();
 std::string counter_catalog_markdown();
+nlohmann::ordered_json counter_catalog_document();
 std::string counter_catalog_json();
-
-// A JSON string literal of `text` (quotes, backslashes and control characters escaped).
-std::string json_quote(const std::string& text);
 
 // A family's own counter, as GPUBENCH_COUNTERS declares it (the family is the source).
 struct CounterDeclaration {

@@ -170,8 +170,7 @@ KeptProfiler& kept_profiler() {
 }
 
 // `fresh`: enabled now, so its first Start programs the configuration (and leaves CUPTI's writes in L2).
-CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context, const void* owner, bool per_kernel,
-                                                   bool& fresh) {
+CUpti_RangeProfiler_Object* enabled_range_profiler(CUcontext context, const void* owner, bool per_kernel, bool& fresh) {
   KeptProfiler& kept = kept_profiler();
   if (kept.profiler && (kept.context != context || kept.owner != owner || kept.per_kernel != per_kernel))
     kept.profiler.reset();
@@ -398,8 +397,7 @@ std::vector<CuptiProfiler::Range> evaluate_ranges(CUpti_Profiler_Host_Object* ho
 }  // namespace
 
 std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::function<void()>& launch_and_sync,
-                                                                const std::function<void()>& prepare,
-                                                                RangeSplit split,
+                                                                const std::function<void()>& prepare, RangeSplit split,
                                                                 const std::function<void()>& after_enable) {
   const bool per_kernel = split == RangeSplit::per_kernel;
   State& s = *state_;

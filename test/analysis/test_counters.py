@@ -80,7 +80,11 @@ class CounterCatalog(unittest.TestCase):
             subprocess.run([GPUBENCH, "--benchmark_filter=^PointerChaseCPU/bytes:16384/", "--gpubench_counters=none",
                             "--benchmark_min_time=0.01", f"--benchmark_out={out}"], capture_output=True, timeout=120)
             with open(out) as f:
-                report = json.load(f)
+                text = f.read()
+        # Strict JSON, written as data: no NaN or Infinity (Google Benchmark's own writer has them), gpubench's
+        # block first, then Google Benchmark's context and rows.
+        report = json.loads(text, parse_constant=lambda token: self.fail(f"{token} in the report"))
+        self.assertEqual(list(report), ["gpubench", "context", "benchmarks"])
         self.assertEqual(report["gpubench"]["counters"], catalog())
         row = report["benchmarks"][0]
         wall_s = row["gpubench"].pop("wall_s")  # what the case cost the run, setup included
