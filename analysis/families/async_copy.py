@@ -4,6 +4,7 @@ byte of tile; and the bandwidth each path reaches (docs/experiments/async_copy.m
 from analysis import values
 from analysis.values import Value, size_text
 from analysis.physics import cases, one
+from analysis.loop_rules import SASS_CONTROL
 
 FAMILIES = ("AsyncCopy",)
 ORDER = 16
@@ -171,3 +172,33 @@ def check_data_movers(rows):
 def physics(rows, report):
     """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
     return check_data_movers(rows)
+
+
+# The timed-loop audit (analysis/loop_rules.py) of kernels/memory/async_copy.cuh. A TMA step is
+# arrive.expect_tx (SYNCS.ARRIVE), the copy (UTMALDG / UBLKCP, issued by one elected lane: ELECT, PLOP3,
+# BRA.U.ANY, its operands moved to uniform registers), the wait (SYNCS.PHASECHK.TRYWAIT) and the shared load of
+# the next index; a cp.async step LDGSTS, LDGDEPBAR, DEPBAR and the shared load (ptxas adds dummy LDS RZ before
+# each LDGSTS on sm_90); the register path LDG, STS and LDS. A tuple of required forms: all must appear.
+_TMA_SASS = {"SYNCS", "R2UR", "UIMAD", "PLOP3", "ELECT", "SHF", "LDS", "LOP3", "IMAD", "ULOP3", "LEA"} | SASS_CONTROL
+_CP_ASYNC_SASS = {"IMAD", "LDS", "LDGSTS", "LDGDEPBAR", "DEPBAR"} | SASS_CONTROL
+_LOAD_STORE_SASS = {"IMAD", "LDG", "STS", "LDS", "MOV"} | SASS_CONTROL
+_WAIT = r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b"
+LOOP_RULES = {
+    rule: {"kernel": kernel, "sass": (allowed, required)}
+    for rule, kernel, allowed, required in (
+        ("tma_tensor_chase", r"9tma_chaseILNS0_7TmaStepE0E", _TMA_SASS | {"UTMALDG"}, (r"^UTMALDG\.2D\b", _WAIT, r"^LDS\b")),
+        ("tma_bulk_chase", r"9tma_chaseILNS0_7TmaStepE1E", _TMA_SASS | {"UBLKCP"}, (r"^UBLKCP\.S\.G\b", _WAIT, r"^LDS\b")),
+        ("tma_barrier_chase", r"9tma_chaseILNS0_7TmaStepE2E", _TMA_SASS,
+         (r"^SYNCS\.ARRIVE\.TRANS64\b", _WAIT, r"^LDS\b")),
+        ("cp_async_ca_chase", r"10copy_chaseILNS0_7CopyViaE2ELi16E", _CP_ASYNC_SASS,
+         (r"^LDGSTS\.E\.128\b", r"^DEPBAR\b", r"^LDS R")),
+        ("cp_async_ca4_chase", r"10copy_chaseILNS0_7CopyViaE2ELi4E", _CP_ASYNC_SASS, (r"^LDGSTS\.E\s", r"^DEPBAR\b", r"^LDS R")),
+        ("cp_async_cg_chase", r"10copy_chaseILNS0_7CopyViaE3ELi16E", _CP_ASYNC_SASS,
+         (r"^LDGSTS\.E\.BYPASS\.128\b", r"^DEPBAR\b", r"^LDS R")),
+        ("load_store_ca_chase", r"10copy_chaseILNS0_7CopyViaE0ELi16E", _LOAD_STORE_SASS,
+         (r"^LDG\.E\.128\.STRONG\.SM\b", r"^STS\.128\b", r"^LDS R")),
+        ("load_store_cg_chase", r"10copy_chaseILNS0_7CopyViaE1ELi16E", _LOAD_STORE_SASS,
+         (r"^LDG\.E\.128\.STRONG\.GPU\b", r"^STS\.128\b", r"^LDS R")))
+}
+# A chase of mbarrier round trips copies nothing: it is not a TMA chase (SASS only).
+LOOP_NEGATIVE = {"barrier_as_tma": {"kernel": r"9tma_chaseILNS0_7TmaStepE2E", "rule": "tma_tensor_chase"}}

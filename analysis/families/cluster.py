@@ -3,6 +3,7 @@ by cluster size, beside its own shared memory; and the bandwidth of every block 
 next block's shared memory against each reading its own (docs/experiments/cluster.md)."""
 from analysis import values
 from analysis.values import Value, median
+from analysis.loop_rules import SASS_CONTROL
 
 FAMILIES = ("Cluster",)
 ORDER = 15
@@ -64,3 +65,18 @@ def bandwidth_values(report):
 def card(report):
     yield from latency_values(report)
     yield from bandwidth_values(report)
+
+
+# The timed-loop audit (analysis/loop_rules.py) of kernels/memory/cluster.cuh: a DSMEM chase step is one generic
+# LD over the shared window (ld.shared::cluster compiles to LD.E with the window's high bits from S2R SR_SWINHI)
+# and the MOVs that pair the address; the local chase one LDS; the streams LD/ST.E.128 over the window.
+LOOP_RULES = {
+    rule: {"kernel": kernel, "sass": (allowed | SASS_CONTROL, required)}
+    for rule, kernel, allowed, required in (
+        ("dsmem_chase", r"11dsmem_chaseILNS0_12SharedWindowE1E", {"LD", "MOV", "S2R"}, r"^LD\.E\b"),
+        ("smem_chase", r"11dsmem_chaseILNS0_12SharedWindowE0E", {"LDS"}, r"^LDS\b"),
+        ("dsmem_read", r"12dsmem_streamILi16ELb0ELNS0_12SharedWindowE1E",
+         {"LD", "MOV", "S2R", "IMAD", "LDC", "BSSY", "BSYNC"}, r"^LD\.E\.128\b"),
+        ("dsmem_write", r"12dsmem_streamILi16ELb1ELNS0_12SharedWindowE1E",
+         {"ST", "MOV", "S2R", "IMAD", "LOP3", "LDC", "BSSY", "BSYNC"}, r"^ST\.E\.128\b"))
+}

@@ -2,6 +2,7 @@
 fraction of its pipe's peak over the ILP x warps sweep (docs/experiments/instruction_*.md)."""
 from analysis.values import Value
 from analysis.physics import cases, one
+from analysis.loop_rules import PTX_CONTROL, SASS_CONTROL
 
 FAMILIES = ("InstructionLatency", "InstructionThroughput")
 ORDER = 30
@@ -61,3 +62,12 @@ def check_instruction_pipeline(rows):
 def physics(rows, report):
     """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
     return check_instruction_pipeline(rows)
+
+
+# The timed-loop audit (analysis/loop_rules.py): a latency chain's loop is its FMAs and loop control.
+LOOP_RULES = {
+    "ffma_chain": {"kernel": r"19instruction_latencyINS0_4FfmaE",
+                   "sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32")},
+    "dfma_chain": {"kernel": r"19instruction_latencyINS0_4DfmaE",
+                   "sass": ({"DFMA"} | SASS_CONTROL, r"^DFMA\b"), "ptx": (("fma.rn.f64",) + PTX_CONTROL, "fma.rn.f64")},
+}

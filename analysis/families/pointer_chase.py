@@ -6,6 +6,7 @@ from collections import defaultdict
 from analysis import levels
 from analysis.values import Value, size_text, span
 from analysis.physics import cases
+from analysis.loop_rules import PTX_CONTROL, SASS_CONTROL
 
 FAMILIES = ("PointerChase",)
 ORDER = 10
@@ -278,3 +279,19 @@ def check_chase_spread(report):
 def physics(rows, report):
     """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
     return check_pointer_chase(rows) + check_chase_counters(rows) + check_shared_and_tlb(rows) + check_carveout(rows) + check_chase_spread(report)
+
+
+# The timed-loop audit (analysis/loop_rules.py): a direct chase's loop is its loads and loop control, through
+# L1 (ca) or around it (cg); the shared-memory chase's its LDS.
+LOOP_RULES = {
+    "direct_ca": {"kernel": r"20pointer_chase_directILNS0_8LoadPathE0E",
+                  "sass": ({"LDG"} | SASS_CONTROL, r"^LDG\.E\.64\b"),
+                  "ptx": (("ld.global.ca.u64",) + PTX_CONTROL, "ld.global.ca.u64")},
+    "direct_cg": {"kernel": r"20pointer_chase_directILNS0_8LoadPathE1E",
+                  "sass": ({"LDG"} | SASS_CONTROL, r"^LDG\.E\.64\.STRONG\.GPU\b"),
+                  "ptx": (("ld.global.cg.u64",) + PTX_CONTROL, "ld.global.cg.u64")},
+    "shared_direct": {"kernel": r"27pointer_chase_shared_direct",
+                      "sass": ({"LDS"} | SASS_CONTROL, r"^LDS\b"), "ptx": (("ld.shared.u32",) + PTX_CONTROL, "ld.shared.u32")},
+}
+# The indexed chase turns each loaded index into an address (IMAD.WIDE; mul.wide in PTX): not a direct chase.
+LOOP_NEGATIVE = {"indexed_as_direct": {"kernel": r"13pointer_chaseILNS0_8LoadPathE0ELj4ELi0E", "rule": "direct_ca"}}

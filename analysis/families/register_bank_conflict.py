@@ -3,6 +3,7 @@ against the same FFMAs with the sources spread, one warp, no operand reuse
 (docs/experiments/register_bank_conflict.md)."""
 from analysis.values import Value
 from analysis.physics import one
+from analysis.loop_rules import PTX_CONTROL, SASS_CONTROL
 
 FAMILIES = ("RegisterBankConflict",)
 ORDER = 31
@@ -65,3 +66,18 @@ def check_register_banks(rows):
 def physics(rows, report):
     """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
     return check_register_banks(rows)
+
+
+# The timed-loop audit (analysis/loop_rules.py) of the FFMA kernels (kernels/compute/register_banks.cuh).
+# Spread: each FFMA's registers (d, a, b, c) sit where the experiment placed them (residues mod 4 of c, a, b;
+# c the destination) and no operand is marked .reuse. One bank and even registers: ptxas works against a
+# conflict (it renames some accumulators to odd registers and pairs FFMAs for operand reuse), so the check is
+# that at least half of the loop's FFMAs still read three registers from one bank (register number mod 2).
+_FFMA_LOOP = {"sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32")}
+LOOP_RULES = {
+    "ffma_spread": {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "lanes": (0, 1, 2), **_FFMA_LOOP},
+    "ffma_one_bank": {"kernel": r"19ffma_register_banksILi0ELi0ELi0E", "three_in_one_bank": 0.5, **_FFMA_LOOP},
+    "ffma_even_registers": {"kernel": r"19ffma_register_banksILi0ELi2ELi0E", "three_in_one_bank": 0.5, **_FFMA_LOOP},
+}
+# Spread sources are not in one bank (SASS only: PTX has no register numbers).
+LOOP_NEGATIVE = {"spread_as_one_bank": {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "rule": "ffma_one_bank"}}

@@ -4,6 +4,7 @@ zero against random operands, with the clock each ran at (docs/experiments/tenso
 from analysis import values
 from analysis.values import Value
 from analysis.physics import cases, one
+from analysis.loop_rules import SASS_CONTROL
 
 FAMILIES = ("TensorCore",)
 ORDER = 32
@@ -169,3 +170,41 @@ def check_tensor_cores(rows):
 def physics(rows, report):
     """The physics checks of validate_physics.py for this family: [(name, ok, detail)]."""
     return check_tensor_cores(rows)
+
+
+# The timed-loop audit (analysis/loop_rules.py) of kernels/compute/mma_sync.cuh and wgmma.cuh: each timed loop
+# holds the matrix instruction of its precision and loop control; wgmma loops also the warpgroup fence
+# (WARPGROUP.ARRIVE) and the wait (WARPGROUP.DEPBAR). A precision that compiled to another path (conversions,
+# FFMA) fails. SASS only: PTX names the instruction the source wrote, not what runs. wgmma rules need sm_90a
+# code. Uniform-datapath instructions (ptxas rebuilds the shared-memory descriptors in uniform registers each
+# iteration; they issue beside the vector pipes) and the uniform loop compare may sit in the loops too.
+_TENSOR_SASS = {"HMMA", "IMMA", "DMMA", "QMMA", "HGMMA", "QGMMA", "IGMMA", "WARPGROUP"} | SASS_CONTROL
+_UNIFORM_SASS = {"S2UR", "R2UR", "UMOV", "ULEA", "ULOP3", "USHF", "UISETP", "PLOP3"}
+LOOP_RULES = {
+    rule: {"kernel": kernel, "sass": (_TENSOR_SASS | _UNIFORM_SASS, required),
+           **({"arch": "sm_90a"} if rule.startswith("wgmma") else {}),
+           # Hopper has no FP8 mma.sync: ptxas converts to FP16 and issues HMMA (its rows skip there, saying so).
+           **({"not_arch": "sm_90a"} if rule in ("mma_e4m3_f32", "mma_e5m2_f32") else {})}
+    for rule, kernel, required in (
+        ("mma_f16_f32", r"13mma_sync_loopINS0_9MmaF16F32E", r"^HMMA\.16816\.F32(?!\.BF16)\b"),
+        ("mma_f16_f16", r"13mma_sync_loopINS0_9MmaF16F16E", r"^HMMA\.16816\.F16\b"),
+        ("mma_bf16_f32", r"13mma_sync_loopINS0_10MmaBf16F32E", r"^HMMA\.16816\.F32\.BF16\b"),
+        ("mma_tf32_f32", r"13mma_sync_loopINS0_10MmaTf32F32E", r"^HMMA\.1688\.F32\.TF32\b"),
+        ("mma_e4m3_f32", r"13mma_sync_loopINS0_10MmaE4m3F32E", r"^[HQ]MMA\.\S*E4M3"),
+        ("mma_e5m2_f32", r"13mma_sync_loopINS0_10MmaE5m2F32E", r"^[HQ]MMA\.\S*E5M2"),
+        ("mma_s8_s32", r"13mma_sync_loopINS0_8MmaS8S32E", r"^IMMA\.16832\.S8\.S8\b"),
+        ("mma_f64_f64", r"13mma_sync_loopINS0_9MmaF64F64E", r"^DMMA\.8x8x4\b"),
+        ("mma_f64_m16n8k16", r"13mma_sync_loopINS0_14MmaF64M16n8k16E", r"^DMMA\.16x8x16\b"),
+        ("wgmma_f16_f32", r"10wgmma_loopINS0_11WgmmaF16F32E", r"^HGMMA\.64x\d+x16\.F32(?!\.BF16)\b"),
+        ("wgmma_bf16_f32", r"10wgmma_loopINS0_12WgmmaBf16F32E", r"^HGMMA\.64x\d+x16\.F32\.BF16\b"),
+        ("wgmma_tf32_f32", r"10wgmma_loopINS0_12WgmmaTf32F32E", r"^HGMMA\.64x\d+x8\.F32\.TF32\b"),
+        ("wgmma_e4m3_f32", r"10wgmma_loopINS0_12WgmmaE4m3F32E", r"^QGMMA\.64x\d+x32\.F32\.E4M3\.E4M3\b"),
+        ("wgmma_e5m2_f32", r"10wgmma_loopINS0_12WgmmaE5m2F32E", r"^QGMMA\.64x\d+x32\.F32\.E5M2\.E5M2\b"),
+        ("wgmma_s8_s32", r"10wgmma_loopINS0_10WgmmaS8S32E", r"^IGMMA\.64x\d+x32\.S8\.S8\b"))
+}
+LOOP_NEGATIVE = {
+    # A loop of FFMAs is not a matrix loop (SASS only).
+    "fma_as_mma": {"kernel": r"19instruction_latencyINS0_4FfmaE", "rule": "mma_f16_f32"},
+    # FP8 mma.sync on Hopper: FP16 HMMA after conversions, with the product hoisted out of the loop.
+    "emulated_fp8_mma": {"kernel": r"13mma_sync_loopINS0_10MmaE4m3F32ELi1E", "rule": "mma_e4m3_f32", "arch": "sm_90a"},
+}

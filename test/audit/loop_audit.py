@@ -17,110 +17,11 @@ import sys
 
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
-# kernel (mangled-name pattern) -> what its timed loops may hold, per listing kind. SASS entries are
-# opcode prefixes (the part before the first '.': LDG, IADD3, ...) plus the required forms; PTX
-# entries are instruction prefixes. Loop control is a counter add, a compare and the branch.
-SASS_CONTROL = {"IADD3", "VIADD", "UIADD3", "ISETP", "BRA", "NOP"}
-PTX_CONTROL = ("add.s32", "setp.", "bra")
-RULES = {
-    "direct_ca": {"kernel": r"20pointer_chase_directILNS0_8LoadPathE0E",
-                  "sass": ({"LDG"} | SASS_CONTROL, r"^LDG\.E\.64\b"), "ptx": (("ld.global.ca.u64",) + PTX_CONTROL, "ld.global.ca.u64")},
-    "direct_cg": {"kernel": r"20pointer_chase_directILNS0_8LoadPathE1E",
-                  "sass": ({"LDG"} | SASS_CONTROL, r"^LDG\.E\.64\.STRONG\.GPU\b"),
-                  "ptx": (("ld.global.cg.u64",) + PTX_CONTROL, "ld.global.cg.u64")},
-    "shared_direct": {"kernel": r"27pointer_chase_shared_direct",
-                      "sass": ({"LDS"} | SASS_CONTROL, r"^LDS\b"), "ptx": (("ld.shared.u32",) + PTX_CONTROL, "ld.shared.u32")},
-    "ffma_chain": {"kernel": r"19instruction_latencyINS0_4FfmaE",
-                   "sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32")},
-    "dfma_chain": {"kernel": r"19instruction_latencyINS0_4DfmaE",
-                   "sass": ({"DFMA"} | SASS_CONTROL, r"^DFMA\b"), "ptx": (("fma.rn.f64",) + PTX_CONTROL, "fma.rn.f64")},
-}
-# The register-bank FFMA kernels (kernels/compute/register_banks.cuh). Spread: each FFMA's registers
-# (d, a, b, c) sit where the experiment placed them (residues mod 4 of c, a, b; c the destination) and
-# no operand is marked .reuse. One bank and even registers: ptxas works against a conflict (it renames
-# some accumulators to odd registers and pairs FFMAs for operand reuse), so the check is that at least
-# half of the loop's FFMAs still read three registers from one bank (register number mod 2).
-RULES["ffma_spread"] = {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "lanes": (0, 1, 2)}
-RULES["ffma_one_bank"] = {"kernel": r"19ffma_register_banksILi0ELi0ELi0E", "three_in_one_bank": 0.5}
-RULES["ffma_even_registers"] = {"kernel": r"19ffma_register_banksILi0ELi2ELi0E", "three_in_one_bank": 0.5}
-for _rule in ("ffma_spread", "ffma_one_bank", "ffma_even_registers"):
-    RULES[_rule].update({"sass": ({"FFMA"} | SASS_CONTROL, r"^FFMA\b"), "ptx": (("fma.rn.f32",) + PTX_CONTROL, "fma.rn.f32")})
-# The tensor cores (kernels/compute/mma_sync.cuh, wgmma.cuh): each timed loop holds the matrix
-# instruction of its precision and loop control; wgmma loops also the warpgroup fence (WARPGROUP.ARRIVE)
-# and the wait (WARPGROUP.DEPBAR). A precision that compiled to another path (conversions, FFMA) fails.
-# SASS only: PTX names the instruction the source wrote, not what runs. wgmma rules need sm_90a code.
-# Uniform-datapath instructions (ptxas rebuilds the shared-memory descriptors in uniform registers each
-# iteration; they issue beside the vector pipes) and the uniform loop compare may sit in the loops too.
-TENSOR_SASS = {"HMMA", "IMMA", "DMMA", "QMMA", "HGMMA", "QGMMA", "IGMMA", "WARPGROUP"} | SASS_CONTROL
-UNIFORM_SASS = {"S2UR", "R2UR", "UMOV", "ULEA", "ULOP3", "USHF", "UISETP", "PLOP3"}
-for _rule, _kernel, _required in (
-        ("mma_f16_f32", r"13mma_sync_loopINS0_9MmaF16F32E", r"^HMMA\.16816\.F32(?!\.BF16)\b"),
-        ("mma_f16_f16", r"13mma_sync_loopINS0_9MmaF16F16E", r"^HMMA\.16816\.F16\b"),
-        ("mma_bf16_f32", r"13mma_sync_loopINS0_10MmaBf16F32E", r"^HMMA\.16816\.F32\.BF16\b"),
-        ("mma_tf32_f32", r"13mma_sync_loopINS0_10MmaTf32F32E", r"^HMMA\.1688\.F32\.TF32\b"),
-        ("mma_e4m3_f32", r"13mma_sync_loopINS0_10MmaE4m3F32E", r"^[HQ]MMA\.\S*E4M3"),
-        ("mma_e5m2_f32", r"13mma_sync_loopINS0_10MmaE5m2F32E", r"^[HQ]MMA\.\S*E5M2"),
-        ("mma_s8_s32", r"13mma_sync_loopINS0_8MmaS8S32E", r"^IMMA\.16832\.S8\.S8\b"),
-        ("mma_f64_f64", r"13mma_sync_loopINS0_9MmaF64F64E", r"^DMMA\.8x8x4\b"),
-        ("mma_f64_m16n8k16", r"13mma_sync_loopINS0_14MmaF64M16n8k16E", r"^DMMA\.16x8x16\b"),
-        ("wgmma_f16_f32", r"10wgmma_loopINS0_11WgmmaF16F32E", r"^HGMMA\.64x\d+x16\.F32(?!\.BF16)\b"),
-        ("wgmma_bf16_f32", r"10wgmma_loopINS0_12WgmmaBf16F32E", r"^HGMMA\.64x\d+x16\.F32\.BF16\b"),
-        ("wgmma_tf32_f32", r"10wgmma_loopINS0_12WgmmaTf32F32E", r"^HGMMA\.64x\d+x8\.F32\.TF32\b"),
-        ("wgmma_e4m3_f32", r"10wgmma_loopINS0_12WgmmaE4m3F32E", r"^QGMMA\.64x\d+x32\.F32\.E4M3\.E4M3\b"),
-        ("wgmma_e5m2_f32", r"10wgmma_loopINS0_12WgmmaE5m2F32E", r"^QGMMA\.64x\d+x32\.F32\.E5M2\.E5M2\b"),
-        ("wgmma_s8_s32", r"10wgmma_loopINS0_10WgmmaS8S32E", r"^IGMMA\.64x\d+x32\.S8\.S8\b")):
-    RULES[_rule] = {"kernel": _kernel, "sass": (TENSOR_SASS | UNIFORM_SASS, _required)}
-    if _rule.startswith("wgmma"):
-        RULES[_rule]["arch"] = "sm_90a"
-# Hopper has no FP8 mma.sync: ptxas converts to FP16 and issues HMMA (its rows skip there, saying so).
-for _rule in ("mma_e4m3_f32", "mma_e5m2_f32"):
-    RULES[_rule]["not_arch"] = "sm_90a"
-# Hopper's data movers (kernels/memory/cluster.cuh, async_copy.cuh). A DSMEM chase step is one generic
-# LD over the shared window (ld.shared::cluster compiles to LD.E with the window's high bits from
-# S2R SR_SWINHI) and the MOVs that pair the address; a TMA step is arrive.expect_tx (SYNCS.ARRIVE),
-# the copy (UTMALDG / UBLKCP, issued by one elected lane: ELECT, PLOP3, BRA.U.ANY, its operands moved
-# to uniform registers), the wait (SYNCS.PHASECHK.TRYWAIT) and the shared load of the next index; a
-# cp.async step LDGSTS, LDGDEPBAR, DEPBAR and the shared load (ptxas adds dummy LDS RZ before each
-# LDGSTS on sm_90); the register path LDG, STS and LDS. A tuple of required forms: all must appear.
-TMA_SASS = {"SYNCS", "R2UR", "UIMAD", "PLOP3", "ELECT", "SHF", "LDS", "LOP3", "IMAD", "ULOP3", "LEA"} | SASS_CONTROL
-CP_ASYNC_SASS = {"IMAD", "LDS", "LDGSTS", "LDGDEPBAR", "DEPBAR"} | SASS_CONTROL
-for _rule, _kernel, _allowed, _required in (
-        ("dsmem_chase", r"11dsmem_chaseILNS0_12SharedWindowE1E", {"LD", "MOV", "S2R"} | SASS_CONTROL, r"^LD\.E\b"),
-        ("smem_chase", r"11dsmem_chaseILNS0_12SharedWindowE0E", {"LDS"} | SASS_CONTROL, r"^LDS\b"),
-        ("dsmem_read", r"12dsmem_streamILi16ELb0ELNS0_12SharedWindowE1E",
-         {"LD", "MOV", "S2R", "IMAD", "LDC", "BSSY", "BSYNC"} | SASS_CONTROL, r"^LD\.E\.128\b"),
-        ("dsmem_write", r"12dsmem_streamILi16ELb1ELNS0_12SharedWindowE1E",
-         {"ST", "MOV", "S2R", "IMAD", "LOP3", "LDC", "BSSY", "BSYNC"} | SASS_CONTROL, r"^ST\.E\.128\b"),
-        ("tma_tensor_chase", r"9tma_chaseILNS0_7TmaStepE0E", TMA_SASS | {"UTMALDG"},
-         (r"^UTMALDG\.2D\b", r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b", r"^LDS\b")),
-        ("tma_bulk_chase", r"9tma_chaseILNS0_7TmaStepE1E", TMA_SASS | {"UBLKCP"},
-         (r"^UBLKCP\.S\.G\b", r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b", r"^LDS\b")),
-        ("tma_barrier_chase", r"9tma_chaseILNS0_7TmaStepE2E", TMA_SASS,
-         (r"^SYNCS\.ARRIVE\.TRANS64\b", r"^SYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b", r"^LDS\b")),
-        ("cp_async_ca_chase", r"10copy_chaseILNS0_7CopyViaE2ELi16E", CP_ASYNC_SASS,
-         (r"^LDGSTS\.E\.128\b", r"^DEPBAR\b", r"^LDS R")),
-        ("cp_async_ca4_chase", r"10copy_chaseILNS0_7CopyViaE2ELi4E", CP_ASYNC_SASS,
-         (r"^LDGSTS\.E\s", r"^DEPBAR\b", r"^LDS R")),
-        ("cp_async_cg_chase", r"10copy_chaseILNS0_7CopyViaE3ELi16E", CP_ASYNC_SASS,
-         (r"^LDGSTS\.E\.BYPASS\.128\b", r"^DEPBAR\b", r"^LDS R")),
-        ("load_store_ca_chase", r"10copy_chaseILNS0_7CopyViaE0ELi16E", {"IMAD", "LDG", "STS", "LDS", "MOV"} | SASS_CONTROL,
-         (r"^LDG\.E\.128\.STRONG\.SM\b", r"^STS\.128\b", r"^LDS R")),
-        ("load_store_cg_chase", r"10copy_chaseILNS0_7CopyViaE1ELi16E", {"IMAD", "LDG", "STS", "LDS", "MOV"} | SASS_CONTROL,
-         (r"^LDG\.E\.128\.STRONG\.GPU\b", r"^STS\.128\b", r"^LDS R"))):
-    RULES[_rule] = {"kernel": _kernel, "sass": (_allowed, _required)}
-# Checks that must fail: an audit that cannot catch these catches nothing.
-NEGATIVE = {
-    # The indexed chase turns each loaded index into an address (IMAD.WIDE; mul.wide in PTX).
-    "indexed_as_direct": {"kernel": r"13pointer_chaseILNS0_8LoadPathE0ELj4ELi0E", "rule": "direct_ca"},
-    # Spread sources are not in one bank (SASS only: PTX has no register numbers).
-    "spread_as_one_bank": {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "rule": "ffma_one_bank"},
-    # A loop of FFMAs is not a matrix loop (SASS only).
-    "fma_as_mma": {"kernel": r"19instruction_latencyINS0_4FfmaE", "rule": "mma_f16_f32"},
-    # FP8 mma.sync on Hopper: FP16 HMMA after conversions, with the product hoisted out of the loop.
-    "emulated_fp8_mma": {"kernel": r"13mma_sync_loopINS0_10MmaE4m3F32ELi1E", "rule": "mma_e4m3_f32", "arch": "sm_90a"},
-    # A chase of mbarrier round trips copies nothing: it is not a TMA chase (SASS only).
-    "barrier_as_tma": {"kernel": r"9tma_chaseILNS0_7TmaStepE2E", "rule": "tma_tensor_chase"},
-}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from analysis import loop_rules  # noqa: E402
+
+# Each family's rules live in its analysis module (analysis/loop_rules.py says how).
+RULES, NEGATIVE = loop_rules.collect()
 
 
 def register_reads(loop, banks=2):
