@@ -36,6 +36,13 @@ def one(rows, registered, **args):
     return found[0] if found else {}
 
 
+def near(name, got, expected, margin, what):
+    """(name, ok, detail) of a physics check: `got` within `margin` (a fraction) of `expected`; `what` says what
+    `got` is, e.g. "sectors per request"."""
+    ok = (1 - margin) * expected <= got <= (1 + margin) * expected
+    return name, ok, f"{got:.3f} {what}, expected {expected:g} +-{margin:.0%}"
+
+
 def modules():
     """Every family module with physics checks, by name."""
     found = [importlib.import_module(f"{families.__name__}.{info.name}") for info in pkgutil.iter_modules(families.__path__)

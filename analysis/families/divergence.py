@@ -1,6 +1,6 @@
 """Divergence: how many times longer a warp takes when its lanes take N paths (docs/experiments/divergence.md)."""
 from analysis.values import Value
-from analysis.physics import cases
+from analysis.physics import cases, near
 
 FAMILIES = ("Divergence",)
 ORDER = 40
@@ -24,13 +24,8 @@ def card(report):
 
 def check_divergence(rows):
     """N distinct paths in one warp serialize: slowdown ~ N (here within 30%)."""
-    results = []
-    for counters in sorted(cases(rows, "Divergence/Paths"), key=lambda c: c.name):
-        name, paths = counters.name, int(counters.args["paths"])
-        slowdown = counters["slowdown"]
-        ok = 0.7 * paths <= slowdown <= 1.3 * paths
-        results.append((name, ok, f"slowdown {slowdown:.3f}, expected {paths} +-30%"))
-    return results
+    return [near(c.name, c["slowdown"], int(c.args["paths"]), 0.3, "x the converged warp")
+            for c in sorted(cases(rows, "Divergence/Paths"), key=lambda c: c.name)]
 
 
 def physics(rows, report):

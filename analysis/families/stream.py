@@ -1,7 +1,7 @@
 """Stream: DRAM bandwidth of read, write, copy, scale, triad, the TMA's bulk copy and cudaMemcpyAsync,
 each against the theoretical bandwidth and the copies against cudaMemcpy (docs/experiments/stream.md)."""
 from analysis.values import Value
-from analysis.physics import cases
+from analysis.physics import cases, near
 
 FAMILIES = ("Stream", "StreamCopy")
 LEGACY = ("StreamCopy",)  # runs from before the Stream family (read for them, no longer registered)
@@ -102,8 +102,7 @@ def check_stream(rows):
             for direction in ("read", "write"):
                 key = f"dram_{direction}_normalized"
                 if key in counters:
-                    ok = 0.95 <= counters[key] <= 1.05
-                    results.append((f"{name} DRAM {direction}", ok, f"{counters[key]:.3f} x the ideal bytes"))
+                    results.append(near(f"{name} DRAM {direction}", counters[key], 1.0, 0.05, "x the ideal bytes"))
     reads = dram_stream_rows(rows, "read")
     if reads:
         best = max(c.get("fraction_of_peak", 0) for c in reads.values())

@@ -1,5 +1,5 @@
 """StridedCopy: a gather at growing strides (docs/experiments/strided_copy.md); no card row, physics only."""
-from analysis.physics import cases
+from analysis.physics import cases, near
 
 FAMILIES = ("StridedCopy",)
 
@@ -8,16 +8,9 @@ FAMILIES = ("StridedCopy",)
 
 def check_strided(rows):
     """Stride >= 8 floats: every lane needs its own 32-byte sector (32 per request); stride 1: 4."""
-    results = []
-    for counters in sorted(cases(rows, "StridedCopy/Gather"), key=lambda c: c.args["stride"]):
-        if "sectors_per_request" not in counters:
-            continue
-        name, stride = counters.name, int(counters.args["stride"])
-        expected = min(32, 4 * stride)
-        got = counters["sectors_per_request"]
-        ok = 0.9 * expected <= got <= 1.1 * expected
-        results.append((name, ok, f"{got:.2f} sectors per request, expected {expected}"))
-    return results
+    return [near(c.name, c["sectors_per_request"], min(32, 4 * int(c.args["stride"])), 0.1, "sectors per request")
+            for c in sorted(cases(rows, "StridedCopy/Gather"), key=lambda c: c.args["stride"])
+            if "sectors_per_request" in c]
 
 
 def physics(rows, report):
