@@ -2,7 +2,8 @@
 
     LOOP_RULES     {rule: {"kernel": mangled-name pattern, "sass": (allowed opcodes, required form(s)),
                            "ptx": (allowed prefixes, required prefix), "arch"/"not_arch", bank checks}}
-    LOOP_NEGATIVE  {name: {"kernel": pattern, "rule": a rule that must reject that kernel, "arch"}}
+    LOOP_NEGATIVE  {name: {"kernel": pattern, "rule": a rule that must reject that kernel, "arch",
+                           "kinds": the listings that can show it, ("sass",) where PTX cannot}}
 
 what its kernels' timed loops may hold, and kernels the audit must reject (an audit that cannot catch them
 catches nothing). SASS entries are opcode prefixes (the part before the first '.'); PTX entries are instruction

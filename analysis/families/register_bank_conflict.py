@@ -80,4 +80,5 @@ LOOP_RULES = {
     "ffma_even_registers": {"kernel": r"19ffma_register_banksILi0ELi2ELi0E", "three_in_one_bank": 0.5, **_FFMA_LOOP},
 }
 # Spread sources are not in one bank (SASS only: PTX has no register numbers).
-LOOP_NEGATIVE = {"spread_as_one_bank": {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "rule": "ffma_one_bank"}}
+LOOP_NEGATIVE = {"spread_as_one_bank": {"kernel": r"19ffma_register_banksILi0ELi1ELi2E", "rule": "ffma_one_bank",
+                                        "kinds": ("sass",)}}

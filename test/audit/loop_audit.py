@@ -189,6 +189,28 @@ def find(functions, pattern):
     return [(name, listing) for name, listing in functions if re.search(pattern, name)]
 
 
+def expect_violation(name, functions, kind, text):
+    """0 when the audit catches the planted violation `name` (LOOP_NEGATIVE), 1 when it does not, SKIP when
+    this listing cannot show it (another architecture's code, or a SASS-only rule on PTX)."""
+    negative = NEGATIVE[name]
+    if kind not in RULES[negative["rule"]] or kind not in negative.get("kinds", (kind,)):
+        print(f"skip   {name}: a {kind} listing cannot show it")
+        return SKIP
+    if negative.get("arch") and negative["arch"] not in text:
+        print(f"skip   {name}: concerns {negative['arch']} code, which this listing lacks")
+        return SKIP
+    names = find(functions, negative["kernel"])
+    if not names:
+        print(f"FAILED {name}: no kernel matches {negative['kernel']}")
+        return 1
+    problems = check(names[0][1], kind, negative["rule"])
+    print(f"{'ok    ' if problems else 'FAILED'} {name} ({kind}): {len(problems)} violation(s) found"
+          f"{', as it must' if problems else ': the audit missed it'}")
+    for problem in problems[:5]:
+        print("    " + problem)
+    return 0 if problems else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
@@ -196,6 +218,8 @@ def main():
     source.add_argument("--sass", help="a saved SASS listing")
     source.add_argument("--ptx", help="a PTX file")
     parser.add_argument("--expect-violation", choices=sorted(NEGATIVE), help="pass only if the audit catches it")
+    parser.add_argument("--expect-violations", action="store_true",
+                        help="pass only if the audit catches every planted violation this listing can show")
     args = parser.parse_args()
     if args.sass_of:
         text = sass_text(args.sass_of)
@@ -211,19 +235,13 @@ def main():
     functions = (functions_from_sass if kind == "sass" else functions_from_ptx)(text)
 
     if args.expect_violation:
-        negative = NEGATIVE[args.expect_violation]
-        if negative.get("arch") and negative["arch"] not in text:
-            print(f"SKIPPED: {args.expect_violation} concerns {negative['arch']} code, which this listing lacks")
-            return SKIP
-        names = find(functions, negative["kernel"])
-        if not names:
-            print(f"FAILED: no kernel matches {negative['kernel']}")
-            return 1
-        problems = check(names[0][1], kind, negative["rule"])
-        print(f"{args.expect_violation} ({kind}): {len(problems)} violation(s) found, as it must")
-        for problem in problems[:5]:
-            print("  " + problem)
-        return 0 if problems else 1
+        return expect_violation(args.expect_violation, functions, kind, text)
+    if args.expect_violations:
+        # Every family's planted violation this listing can show (LOOP_NEGATIVE): each must be caught.
+        statuses = [expect_violation(name, functions, kind, text) for name in sorted(NEGATIVE)]
+        caught, failed = statuses.count(0), statuses.count(1)
+        print(f"{caught} planted violation(s) caught, {failed} missed, {statuses.count(SKIP)} not in this listing")
+        return 1 if failed else (0 if caught else SKIP)
 
     failed = 0
     for rule, spec in RULES.items():
@@ -234,7 +252,7 @@ def main():
             print(f"skip   {rule}: no {spec['arch']} code in this listing")
             continue
         if spec.get("not_arch") and spec["not_arch"] in text:
-            print(f"skip   {rule}: emulated on {spec['not_arch']} (the rows skip; audit.sass_rejects_emulated_fp8_mma)")
+            print(f"skip   {rule}: emulated on {spec['not_arch']} (the rows skip; audit.sass_rejects_planted catches emulated_fp8_mma)")
             continue
         names = find(functions, spec["kernel"])
         if not names:

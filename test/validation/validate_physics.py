@@ -21,9 +21,10 @@ def main():
     parser.add_argument("--gpubench", help="gpubench binary to run")
     parser.add_argument("--json", nargs="+", help="check these gpubench JSON files (merged) instead of running")
     parser.add_argument("--out", help="where a fresh run writes its JSON", default="validation.json")
-    parser.add_argument("--filter", default="Divergence|SharedBankConflict|StridedCopy|Stream/|CacheBandwidth|LoadILP|"
-                                            "Instruction|RegisterBankConflict|Occupancy|PointerChase|MemoryParallelism")
+    parser.add_argument("--filter", help="rows a fresh run measures (default: every family with physics checks)")
     args = parser.parse_args()
+    if args.filter is None:
+        args.filter = "|".join(f"^{family}/" for module in physics.modules() for family in module.FAMILIES)
 
     if args.json:
         paths = args.json
