@@ -23,11 +23,12 @@ def card(report):
             text += (f", {best['fraction_of_link']:.1%} of {best.get('nvlink_links', 0):.0f} NVLink links' "
                      f"{'two directions' if direction == 2 else 'one direction'}")
         yield Value(key, SECTION, label, best["bytes_per_second"], "B/s", short(best["run_name"]), text)
-    for registered, label in (("Peer/read", "kernel reading peer memory"), ("Peer/write", "kernel writing peer memory")):
+    for registered, key, label in (("Peer/read", "peer.read", "kernel reading peer memory"),
+                                   ("Peer/write", "peer.write", "kernel writing peer memory")):
         rows = mean_rows(report.rows(registered, "bytes_per_second"))
         if rows:
             best = max(rows, key=lambda r: r["bytes_per_second"])
-            yield Value("peer." + registered.split("/")[1], SECTION, label, best["bytes_per_second"], "B/s",
+            yield Value(key, SECTION, label, best["bytes_per_second"], "B/s",
                         short(best["run_name"]), f"{best['bytes_per_second'] / 1e9:.1f} GB/s")
     chases = report.rows("Peer/chase", "ns_per_load")
     if not chases:

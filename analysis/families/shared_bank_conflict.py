@@ -23,6 +23,12 @@ def conflict_degrees(report):
     return ways
 
 
+def layout(row):
+    """A transpose row's tile layout ("padded"): its string axis; runs from before 2026-11-25 carry none, and
+    their registered name ends in it (SharedBankConflict/Transpose/padded)."""
+    return row.args.get("layout") or row.registered.rsplit("/", 1)[-1]
+
+
 def card(report):
     ways = conflict_degrees(report)
     if len({w for w, _ in ways}) >= 2:
@@ -43,8 +49,7 @@ def card(report):
         yield Value("shared.model_agreement", SECTION, "bank model against CUPTI wavefronts", len(agree) / len(patterns),
                     "of patterns", f"SharedBankConflict ({len(patterns)} rows)",
                     f"{len(agree)} of {len(patterns)} access patterns took the predicted wavefronts (within 1%)")
-    tiles = {r.case.split("/")[1]: float(r["cycles_per_load"])
-             for r in report.rows("SharedBankConflict/Transpose", "cycles_per_load")}
+    tiles = {layout(r): float(r["cycles_per_load"]) for r in report.rows("SharedBankConflict/Transpose", "cycles_per_load")}
     if tiles:
         yield Value("shared.transpose_column_read", SECTION, "tile column read (transpose)", tiles.get("naive"),
                     "cycles per warp load", "SharedBankConflict/Transpose",

@@ -82,8 +82,9 @@ GPUBENCH_FAMILY(SharedBankConflict) {
     TileLayout layout;
   } layouts[] = {{"naive", TileLayout::kNaive}, {"padded", TileLayout::kPadded}, {"swizzled", TileLayout::kSwizzled}};
   for (const auto& l : layouts)
-    add_point(family.gpu(std::string("SharedBankConflict/Transpose/") + l.name, {"column"},
-                         [layout = l.layout](benchmark::State& state) { tile_rows(state, layout); }),
+    add_point(string_axis(family.gpu(std::string("SharedBankConflict/Transpose/") + l.name, {"column"},
+                                     [layout = l.layout](benchmark::State& state) { tile_rows(state, layout); }),
+                          "layout", l.name),
               {{"column", 5}});
 }
 
