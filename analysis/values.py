@@ -64,11 +64,24 @@ def size_text(size):
     return f"{size:.0f} B"
 
 
-def span(registered, sizes, rest=""):
-    """"PointerChase/cached/bytes:16384..196608/stride:128 (4 rows)": the rows of a sweep over sizes."""
-    sizes = sorted(int(s) for s in sizes)
-    text = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}..{sizes[-1]}"
-    return f"{registered}/bytes:{text}{rest} ({len(sizes)} row{'s' if len(sizes) > 1 else ''})"
+class Sweep(str):
+    """A value's source that names a sweep over sizes: the text the card shows ("PointerChase/cached/bytes:
+    16384..196608/stride:128 (4 rows)") and, as data, the rows it names (`rows(report)`: every finished row
+    registered as `registered` with bytes in the range and the other arguments equal)."""
+
+    def __new__(cls, registered, sizes, args=None):
+        sizes = sorted(int(s) for s in sizes)
+        args = dict(args or {})
+        sized = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}..{sizes[-1]}"
+        rest = "".join(f"/{axis}:{value}" for axis, value in args.items())
+        made = super().__new__(cls, f"{registered}/bytes:{sized}{rest} ({len(sizes)} row{'s' if len(sizes) > 1 else ''})")
+        made.registered, made.low, made.high, made.args = registered, sizes[0], sizes[-1], args
+        return made
+
+    def rows(self, report):
+        return [row for row in report.rows(self.registered) if row.registered == self.registered
+                and self.low <= int(row.args.get("bytes", -1)) <= self.high
+                and all(str(row.args.get(axis)) == str(value) for axis, value in self.args.items())]
 
 
 def short(name):
@@ -101,31 +114,16 @@ def mean_rows(rows):
 
 
 def rows_of(report, source):
-    """The finished rows a value's `source` names: exact row names, or sweeps written by span() ("Reg/bytes:
-    a..b/rest (n rows)"), several joined by ", ". Sources that name families only give none."""
+    """The finished rows a value's `source` names: a Sweep's rows, or the rows whose names it lists (joined by
+    ", ", each maybe followed by " (...)"). Sources that name families only give none."""
     if not source:
         return []
+    if isinstance(source, Sweep):
+        return source.rows(report)
     by_name = {}
     for row in report.rows():
         by_name.setdefault(row.short_name, []).append(row)
     found = []
     for part in source.split(", "):
-        part = part.split(" (")[0].strip().strip("`")
-        if part in by_name:
-            found += by_name[part]
-            continue
-        head, _, tail = part.partition("/bytes:")
-        if not tail:
-            continue
-        sizes, _, rest = tail.partition("/")
-        low, _, high = sizes.partition("..")
-        try:
-            low, high = int(low), int(high or low)
-        except ValueError:
-            continue
-        wanted = dict(segment.split(":", 1) for segment in rest.split("/") if ":" in segment)
-        for row in report.rows(head):
-            if row.registered == head and low <= int(row.args.get("bytes", -1)) <= high and all(
-                    str(row.args.get(k)) == v for k, v in wanted.items()):
-                found.append(row)
+        found += by_name.get(part.split(" (")[0].strip().strip("`"), [])
     return found

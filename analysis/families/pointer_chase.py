@@ -4,7 +4,7 @@ import statistics
 from collections import defaultdict
 
 from analysis import levels
-from analysis.values import Value, size_text, span
+from analysis.values import Sweep, Value, size_text
 from analysis.physics import cases
 from analysis.loop_rules import PTX_CONTROL, SASS_CONTROL
 
@@ -117,7 +117,7 @@ def memory(report):
             if name != "L2 (far)" and sweep is None:
                 yield Value.missing(key + ".cycles", MEMORY, f"{name} load-to-use latency", "cycles")
         else:
-            source = span("PointerChase/direct", level["sizes"], "/stride:128")
+            source = Sweep("PointerChase/direct", level["sizes"], {"stride": 128})
             if sweep is None:
                 yield Value(key + ".cycles", MEMORY, f"{name} load-to-use latency", level["latency"], "cycles",
                             source, f"{level['latency']:.1f} cycles, {level['ns']:.1f} ns")
@@ -127,7 +127,7 @@ def memory(report):
                             source, f"holds {size_text(level['min_bytes'])}, misses from {size_text(level['max_bytes'])}",
                             bracket=(level["min_bytes"], level["max_bytes"]))
         if index_level is not None:
-            source = span("PointerChase/cached", index_level["sizes"], "/stride:128")
+            source = Sweep("PointerChase/cached", index_level["sizes"], {"stride": 128})
             text = f"{index_level['latency']:.1f} cycles"
             if level is not None:
                 on = level_sms(report, "PointerChase/cached", index_level)
@@ -152,7 +152,7 @@ def shared(report):
             continue
         cycles = statistics.median(float(r["cycles_per_load"]) for r in rows)
         ns = statistics.median(float(r["ns_per_load"]) for r in rows)
-        yield Value(key, MEMORY, label, cycles, "cycles", span(prefix, [r.args["bytes"] for r in rows], "/stride:4"),
+        yield Value(key, MEMORY, label, cycles, "cycles", Sweep(prefix, [r.args["bytes"] for r in rows], {"stride": 4}),
                     f"{cycles:.1f} cycles, {ns:.1f} ns")
 
 
@@ -176,7 +176,7 @@ def tlb_and_carveout(report):
     label = "TLB reach (2 MiB pages, L2-resident data)"
     if len(found) >= 2:
         first = found[0]
-        source = span("PointerChase/tlb", first["sizes"] + found[1]["sizes"], "/stride:2097152")
+        source = Sweep("PointerChase/tlb", first["sizes"] + found[1]["sizes"], {"stride": 2097152})
         yield Value("tlb.reach_bytes", TLB, label, first["min_bytes"], "bytes", source,
                     f"{size_text(first['min_bytes'])} .. {size_text(first['max_bytes'])}, then "
                     f"+{found[1]['latency'] - first['latency']:.1f} cycles per load",
@@ -191,7 +191,7 @@ def tlb_and_carveout(report):
             continue
         first, _, rows = edges[percent]
         yield Value(f"carveout.{percent}.l1_bytes", TLB, label, first["min_bytes"], "bytes",
-                    span("PointerChase/carveout", [r.args["bytes"] for r in rows], f"/carveout:{percent}"),
+                    Sweep("PointerChase/carveout", [r.args["bytes"] for r in rows], {"carveout": percent}),
                     f"holds {size_text(first['min_bytes'])}, misses from {size_text(first['max_bytes'])}",
                     bracket=(first["min_bytes"], first["max_bytes"]))
 
