@@ -104,15 +104,24 @@ void note_case_started(const std::string& family, const std::string& case_key) {
   }
 }
 
-std::string time_by_family(const std::map<std::string, double>& seconds) {
-  std::vector<std::pair<std::string, double>> order(seconds.begin(), seconds.end());
+namespace {
+// (name, seconds) pairs, longest first (ties keep their order).
+std::vector<std::pair<std::string, double>> longest_first(std::vector<std::pair<std::string, double>> order) {
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return order;
+}
+
+std::string seconds_item(bool first, const std::string& name, double seconds) {
+  char item[160];
+  std::snprintf(item, sizeof item, "%s%s %.1f s", first ? "" : ", ", name.c_str(), seconds);
+  return item;
+}
+}  // namespace
+
+std::string time_by_family(const std::map<std::string, double>& seconds) {
   std::string text;
-  for (const auto& [family, spent] : order) {
-    char item[160];
-    std::snprintf(item, sizeof item, "%s%s %.1f s", text.empty() ? "" : ", ", family.c_str(), spent);
-    text += item;
-  }
+  for (const auto& [family, spent] : longest_first({seconds.begin(), seconds.end()}))
+    text += seconds_item(text.empty(), family, spent);
   return text;
 }
 
@@ -139,16 +148,14 @@ void add_trial(const std::string& case_key, long long iterations) { ledger().tri
 std::string time_by_part(double run_seconds) {
   const Ledger& l = ledger();
   if (l.host_seconds.empty()) return {};
-  std::vector<std::pair<std::string, double>> order(l.host_seconds.begin(), l.host_seconds.end());
-  double parts = 0.0;
-  for (const auto& part : order) parts += part.second;
-  if (run_seconds > parts) order.emplace_back("everything else", run_seconds - parts);
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::pair<std::string, double>> parts(l.host_seconds.begin(), l.host_seconds.end());
+  double counted = 0.0;
+  for (const auto& part : parts) counted += part.second;
+  if (run_seconds > counted) parts.emplace_back("everything else", run_seconds - counted);
   std::string text;
-  for (const auto& [part, seconds] : order) {
+  for (const auto& [part, seconds] : longest_first(parts)) {
     char item[160];
-    std::snprintf(item, sizeof item, "%s%s %.1f s", text.empty() ? "" : ", ", part.c_str(), seconds);
-    text += item;
+    text += seconds_item(text.empty(), part, seconds);
     if (part == "timed launches") {
       std::snprintf(item, sizeof item, " (GPU %.1f s)", l.gpu_seconds);
       text += item;
