@@ -5,6 +5,7 @@
 #include "common/registry.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <utility>
 
@@ -33,6 +34,16 @@ void strip_suffix(std::string& text, const std::string& suffix) {
 nlohmann::ordered_json arg_value(const std::string& text) {
   const nlohmann::ordered_json number = nlohmann::ordered_json::parse(text, nullptr, false);
   return number.is_number() ? number : nlohmann::ordered_json(text);
+}
+
+// What Google Benchmark wrote, parsed; where it is not JSON (a value it cannot write as JSON), a one-line warning
+// and `fallback`: the report stays one valid document and the run goes on.
+nlohmann::ordered_json parsed_or(const std::string& text, nlohmann::ordered_json fallback, const std::string& what) {
+  nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_discarded()) return parsed;
+  std::fprintf(stderr, "gpubench: warning: Google Benchmark's JSON for %s did not parse; the report keeps less of it\n",
+               what.c_str());
+  return fallback;
 }
 
 }  // namespace
@@ -80,7 +91,8 @@ bool JsonReport::ReportContext(const Context& context) {
   bool ok = true;
   // Google Benchmark writes the report's opening: its context and "benchmarks": [ ; closed, it parses.
   const std::string opening = captured(*this, [&] { ok = benchmark::JSONReporter::ReportContext(context); });
-  const nlohmann::ordered_json written = nlohmann::ordered_json::parse(opening + "]}");
+  const nlohmann::ordered_json written =
+      parsed_or(opening + "]}", {{"context", nlohmann::ordered_json::object()}}, "the run's context");
   report_ = nlohmann::ordered_json::object();
   report_["gpubench"] = {{"schema", kSchema}, {"counters", counter_catalog_document()}};
   for (const auto& [key, value] : written.items()) report_[key] = value;
@@ -107,7 +119,10 @@ void JsonReport::ReportRuns(const std::vector<Run>& runs) {
       }
     }
     const std::string text = captured(*this, [&] { benchmark::JSONReporter::ReportRuns({run}); });
-    nlohmann::ordered_json row = nlohmann::ordered_json::parse(text.substr(text.find('{')));  // after its ",\n"
+    const std::size_t open = text.find('{');  // after its ",\n"
+    nlohmann::ordered_json row =
+        parsed_or(open == std::string::npos ? text : text.substr(open),
+                  {{"name", run.benchmark_name()}, {"run_name", run.run_name.str()}}, "row " + run.benchmark_name());
     for (const std::string& name : not_finite) row[name] = nullptr;
     row["gpubench"] = row_block(run.run_name.function_name, run.run_name.args, wall_s, counters);
     wall_s = -1.0;

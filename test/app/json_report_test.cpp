@@ -58,5 +58,26 @@ TEST(JsonReport, WritesOneDocumentWithNonFiniteCountersAsNull) {
   EXPECT_FALSE(document["benchmarks"][1]["gpubench"].contains("wall_s")) << "only a case's first run has it";
 }
 
+TEST(JsonReport, ARowGoogleBenchmarkCannotWriteAsJsonKeepsTheDocumentValid) {
+  std::ostringstream out;
+  std::ostringstream errors;
+  JsonReport report;
+  report.SetOutputStream(&out);
+  report.SetErrorStream(&errors);
+  const benchmark::BenchmarkReporter::Context context;
+  ASSERT_TRUE(report.ReportContext(context));
+  benchmark::BenchmarkReporter::Run odd = row("Fake/row", "bytes:16");
+  odd.report_label = std::string("a control character: ") + '\x01';  // written unescaped: not JSON
+  report.ReportRuns({odd});
+  report.ReportRuns({row("Fake/other", "")});
+  report.Finalize();
+
+  const nlohmann::ordered_json document = nlohmann::ordered_json::parse(out.str());
+  ASSERT_EQ(document["benchmarks"].size(), 2u);
+  EXPECT_EQ(document["benchmarks"][0]["name"], "Fake/row/bytes:16");
+  EXPECT_EQ(document["benchmarks"][0]["gpubench"]["registered"], "Fake/row");
+  EXPECT_EQ(document["benchmarks"][1]["gpubench"]["registered"], "Fake/other");
+}
+
 }  // namespace
 }  // namespace gpubench::app
