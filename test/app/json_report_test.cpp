@@ -25,14 +25,21 @@ benchmark::BenchmarkReporter::Run row(const std::string& name, const std::string
   return run;
 }
 
-TEST(JsonReport, WritesOneDocumentWithNonFiniteCountersAsNull) {
+// A reporter writing to strings, its context reported.
+class JsonReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    report.SetOutputStream(&out);
+    report.SetErrorStream(&errors);
+    const benchmark::BenchmarkReporter::Context context;
+    ASSERT_TRUE(report.ReportContext(context));
+  }
   std::ostringstream out;
   std::ostringstream errors;
   JsonReport report;
-  report.SetOutputStream(&out);
-  report.SetErrorStream(&errors);
-  const benchmark::BenchmarkReporter::Context context;
-  ASSERT_TRUE(report.ReportContext(context));
+};
+
+TEST_F(JsonReportTest, WritesOneDocumentWithNonFiniteCountersAsNull) {
   benchmark::BenchmarkReporter::Run first = row("Fake/row", "bytes:16");
   first.counters["finite"] = 2.5;
   first.counters["not_finite"] = std::numeric_limits<double>::quiet_NaN();
@@ -58,14 +65,7 @@ TEST(JsonReport, WritesOneDocumentWithNonFiniteCountersAsNull) {
   EXPECT_FALSE(document["benchmarks"][1]["gpubench"].contains("wall_s")) << "only a case's first run has it";
 }
 
-TEST(JsonReport, ARowGoogleBenchmarkCannotWriteAsJsonKeepsTheDocumentValid) {
-  std::ostringstream out;
-  std::ostringstream errors;
-  JsonReport report;
-  report.SetOutputStream(&out);
-  report.SetErrorStream(&errors);
-  const benchmark::BenchmarkReporter::Context context;
-  ASSERT_TRUE(report.ReportContext(context));
+TEST_F(JsonReportTest, ARowGoogleBenchmarkCannotWriteAsJsonKeepsTheDocumentValid) {
   benchmark::BenchmarkReporter::Run odd = row("Fake/row", "bytes:16");
   odd.report_label = std::string("a control character: ") + '\x01';  // written unescaped: not JSON
   report.ReportRuns({odd});
