@@ -5,6 +5,7 @@
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
+#include "common/cuda_check.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
 #include "common/experiment.h"
@@ -14,6 +15,8 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -32,25 +35,42 @@ struct Vectors {
   DeviceBuffer<float> out;
 };
 
+// A kernel's launch and the most threads a block of it can have: registers a thread can cap a block below
+// the chip's 1024 (e.g. 72 registers allow 896 threads on 64K-register SMs).
+struct NormalizeLaunch {
+  Launch launch;
+  int max_block_threads;
+  int registers;
+};
+
+template <class Kernel>
+NormalizeLaunch with_limits(Kernel kernel, Launch launch) {
+  cudaFuncAttributes attributes{};
+  GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+  return {std::move(launch), attributes.maxThreadsPerBlock, attributes.numRegs};
+}
+
 // The launch for (dl, g, u); g = 0 is the thread-per-vector base kernel.
-Launch normalize_launch(int dl, int g, int u, unsigned blocks, unsigned threads, const Vectors& v, std::size_t n) {
-  return dispatch<4, 8, 16, 32>(dl, [&](auto d) -> Launch {
+NormalizeLaunch normalize_launch(int dl, int g, int u, unsigned blocks, unsigned threads, const Vectors& v,
+                                 std::size_t n) {
+  return dispatch<4, 8, 16, 32>(dl, [&](auto d) -> NormalizeLaunch {
     constexpr int DL = decltype(d)::value;
     if (g == 0)
-      return [&v, n, blocks, threads](cudaStream_t s, Clocks c) {
+      return with_limits(kernels::normalize_base<DL>, [&v, n, blocks, threads](cudaStream_t s, Clocks c) {
         kernels::normalize_base<DL><<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
-      };
-    return dispatch<1, 2, 4, 8, 16, 32>(g, [&](auto group) -> Launch {
+      });
+    return dispatch<1, 2, 4, 8, 16, 32>(g, [&](auto group) -> NormalizeLaunch {
       constexpr int G = decltype(group)::value;
       constexpr int kLength = decltype(d)::value;  // (a lambda cannot use the enclosing one's constexpr)
       if constexpr (G > kLength) {
         throw std::invalid_argument("group size above the vector length");
       } else {
-        return dispatch<1, 2, 4>(u, [&](auto unroll) -> Launch {
+        return dispatch<1, 2, 4>(u, [&](auto unroll) -> NormalizeLaunch {
           constexpr int U = decltype(unroll)::value;
-          return [&v, n, blocks, threads](cudaStream_t s, Clocks c) {
-            kernels::normalize_grouped<kLength, G, U><<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
-          };
+          const auto kernel = kernels::normalize_grouped<kLength, G, U>;
+          return with_limits(kernel, [&v, n, blocks, threads, kernel](cudaStream_t s, Clocks c) {
+            kernel<<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
+          });
         });
       }
     });
@@ -75,7 +95,13 @@ void normalize(benchmark::State& state, bool grouped) {
                       "fp32_pipe_utilization", "issue_utilization", "l2_utilization", "dram_utilization"}};
   const double bytes = static_cast<double>(floats) * sizeof(float);
   options.ideal_traffic = IdealTraffic{static_cast<double>(floats), bytes, bytes};
-  const RunResult result = run(state, normalize_launch(dl, g, u, blocks, threads, v, n), options);
+  const NormalizeLaunch launch = normalize_launch(dl, g, u, blocks, threads, v, n);
+  if (static_cast<int>(threads) > launch.max_block_threads)
+    return skip_benchmark(state, "this build's kernel uses " + std::to_string(launch.registers) +
+                                     " registers a thread: a block holds at most " +
+                                     std::to_string(launch.max_block_threads) + " threads, not " +
+                                     std::to_string(threads));
+  const RunResult result = run(state, launch.launch, options);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * bytes));
   const auto per_second = [&](const char* a, const char* b) {
     const auto x = result.counter(a), y = result.counter(b);
