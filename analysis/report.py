@@ -254,15 +254,21 @@ def load_one(path):
                   counter_table_of(data), sources=[path])
 
 
+INTERRUPTED = "interrupted"  # gpubench's error for the rows a Ctrl-C (or a deadline) left unrun
+
+
 def merge(reports):
-    """Several runs' rows as one report: the first non-empty context, every counter described."""
+    """Several runs' rows as one report: the first non-empty context, every counter described. A row
+    interrupted in one run and run in another (a long preset resumed from where it stopped) is the run one."""
     table = {}
     for report in reports:
         for name, entry in report.counter_table.items():
             table.setdefault(name, entry)
     context = next((r.context for r in reports if r.context), {})
-    return Report(context, [row for r in reports for row in r.all_rows], table,
-                  sources=[s for r in reports for s in r.sources])
+    rows = [row for r in reports for row in r.all_rows]
+    ran = {row.full_name for row in rows if row.error != INTERRUPTED}
+    rows = [row for row in rows if row.error != INTERRUPTED or row.full_name not in ran]
+    return Report(context, rows, table, sources=[s for r in reports for s in r.sources])
 
 
 def from_dict(data):

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Where a run's time went, family by family: each row's wall time (setup, Google Benchmark's iteration-count
 trials, the counter pass, checks: `gpubench.wall_s`) against the GPU time of its final timed launches
-(iterations x real_time). Markdown on stdout.
+(iterations x real_time). Markdown on stdout. Several files read as one run (a preset stopped and resumed);
+rows interrupted before they ran are not counted.
 
-    time_split.py RUN.json
+    time_split.py RUN.json [MORE.json ...]
 """
 import argparse
 import collections
@@ -13,6 +14,7 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import cli  # noqa: E402
+from analysis import report as report_model  # noqa: E402
 
 SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -21,7 +23,7 @@ def split(report):
     """{family: (rows, wall seconds, final timed seconds)} in run order."""
     found = collections.OrderedDict()
     for row in report.all_rows:
-        if row.aggregate:
+        if row.aggregate or row.error == report_model.INTERRUPTED:
             continue
         rows, wall, timed = found.get(row.family, (0, 0.0, 0.0))
         wall += row.wall_s or 0.0
@@ -33,11 +35,11 @@ def split(report):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("json")
+    parser.add_argument("json", nargs="+")
     args = parser.parse_args()
     found = split(cli.load(args.json))
     if not any(wall for _, wall, _ in found.values()):
-        raise cli.UsageError(f"{args.json}: its rows carry no wall time (runs from before 2026-11-23)")
+        raise cli.UsageError(f"{' '.join(args.json)}: its rows carry no wall time (runs from before 2026-11-23)")
     total_wall = sum(wall for _, wall, _ in found.values())
     total_timed = sum(timed for _, _, timed in found.values())
     rows = sum(n for n, _, _ in found.values())

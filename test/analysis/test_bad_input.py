@@ -20,6 +20,7 @@ SCRIPTS = {  # script: arguments after the input
     "levels.py": [],
     "plots.py": [],
     "time_split.py": [],
+    "resume.py": [],
 }
 
 

@@ -307,6 +307,35 @@ class CardOfSeveralGpus(unittest.TestCase):
             self.assertNotEqual(host["gpu:0/peer.copy_to"]["value"], None)
 
 
+class CardOfAResumedRun(unittest.TestCase):
+    """A long preset stopped (Ctrl-C, a deadline) and resumed from where it stopped: the rows interrupted in the
+    first run and run in the second count as run, and the card is the uninterrupted run's."""
+
+    def split(self, cut):
+        whole = raw(H100_SUITE)
+        first, second = json.loads(json.dumps(whole)), json.loads(json.dumps(whole))
+        for row in first["benchmarks"][cut:]:
+            row.update(error_occurred=True, error_message="interrupted")
+        second["benchmarks"] = second["benchmarks"][cut:]
+        return whole, first, second
+
+    def test_the_resumed_rows_replace_the_interrupted_ones(self):
+        whole, first, second = self.split(200)
+        resumed = report_model.merge([report_model.from_dict(first), report_model.from_dict(second)])
+        self.assertEqual([r["name"] for r in resumed.all_rows], [r["name"] for r in whole["benchmarks"]])
+        self.assertEqual(resumed.failed(), [])
+        self.assertEqual({k: v["value"] for k, v in values(resumed).items()},
+                         {k: v["value"] for k, v in values(report_model.from_dict(whole)).items()})
+
+    def test_rows_never_run_again_stay_interrupted(self):
+        _, first, second = self.split(200)
+        second["benchmarks"] = second["benchmarks"][:10]
+        resumed = report_model.merge([report_model.from_dict(first), report_model.from_dict(second)])
+        interrupted = [r for r in resumed.all_rows if r.error == "interrupted"]
+        self.assertEqual(len(interrupted), len(first["benchmarks"]) - 210)
+        self.assertEqual(len(resumed.failed()), len(interrupted))
+
+
 class CardCommandLine(unittest.TestCase):
     def run_card(self, *args):
         return subprocess.run([sys.executable, CARD, *args], capture_output=True, text=True)

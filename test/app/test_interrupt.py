@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Ctrl-C during a run (no GPU needed: PointerChaseCPU runs on the host): the row in flight ends, the
 rest are skipped as "interrupted", the JSON is complete and valid with every finished row, and
-gpubench exits non-zero (128 + SIGINT)."""
+gpubench exits non-zero (128 + SIGINT). analysis/resume.py's filter then runs exactly the rest, and the two
+files read as one run with every row run."""
 import json
 import os
 import signal
@@ -12,6 +13,10 @@ import time
 import unittest
 
 GPUBENCH = sys.argv.pop(1) if len(sys.argv) > 1 else "gpubench"
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+RESUME = os.path.join(ROOT, "analysis", "resume.py")
+sys.path.insert(0, ROOT)
+from analysis import report as report_model  # noqa: E402
 
 
 class Interrupt(unittest.TestCase):
@@ -40,6 +45,26 @@ class Interrupt(unittest.TestCase):
             self.assertEqual(len(finished) + len(interrupted), len(rows))
             for row in finished:
                 self.assertGreater(row["ns_per_load"], 0)
+            self.resume(tmp, out, [r["name"] for r in interrupted])
+
+    def resume(self, tmp, first, interrupted):
+        resume = subprocess.run([sys.executable, RESUME, first], capture_output=True, text=True, timeout=60)
+        self.assertEqual(resume.returncode, 0, resume.stderr)
+        row_filter = resume.stdout.strip()
+        listed = subprocess.run([GPUBENCH, "--gpubench_preset=full", f"--benchmark_filter={row_filter}",
+                                 "--benchmark_list_tests"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(listed.stdout.split(), interrupted, "the filter selects exactly the rows not run")
+        second = os.path.join(tmp, "second.json")
+        done = subprocess.run([GPUBENCH, "--gpubench_preset=full", f"--benchmark_filter={row_filter}",
+                               "--gpubench_card=none", f"--benchmark_out={second}", "--benchmark_min_time=0.01"],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        merged = report_model.load([first, second])
+        self.assertEqual(len(merged.all_rows), 17)
+        self.assertEqual(merged.failed(), [], "every row ran in one file or the other")
+        again = subprocess.run([sys.executable, RESUME, first, second], capture_output=True, text=True, timeout=60)
+        self.assertEqual(again.returncode, 1)
+        self.assertIn("nothing to resume", again.stderr)
 
 
 if __name__ == "__main__":
