@@ -9,7 +9,8 @@ or ns_per_load), by one documented rule:
    plateaus are the transitions (the cache's edge: associativity and replacement blur it).
 4. Each level reports its latency (median of its points) and its capacity: the largest working set
    still on the plateau (a lower bound) and the next size measured (an upper bound).
-Levels are named by position: first "L1", last "DRAM", those between "L2", "L2 (far)", ...
+Levels are named by position: first "L1", last "DRAM", those between "L2", "L2 (far)", ... A last level
+whose sets all fit in the L2 (where the run says its size) is not DRAM: it is named as those between.
 """
 import argparse
 import os
@@ -42,9 +43,11 @@ def working_set(row):
     return float(row.args["bytes"])
 
 
-def find_levels(points, tolerance=0.15, min_points=2):
+def find_levels(points, tolerance=0.15, min_points=2, largest_cache=None):
     """points: sorted (size, latency). Returns a list of dicts: name, latency, min_bytes (largest size
-    on the plateau), max_bytes (first size above it, or None), points."""
+    on the plateau), max_bytes (first size above it, or None), points. `largest_cache` (bytes, the L2's
+    where known): a last plateau whose sets all fit in it is not DRAM (a sweep cut short), and is named as
+    the levels between are."""
     plateaus = []
     current = []
     for size, latency in points:
@@ -74,7 +77,7 @@ def find_levels(points, tolerance=0.15, min_points=2):
     for index, level in enumerate(levels):
         if index == 0:
             level["name"] = "L1"
-        elif index == len(levels) - 1 and len(levels) > 1:
+        elif index == len(levels) - 1 and len(levels) > 1 and not (largest_cache and level["min_bytes"] <= largest_cache):
             level["name"] = "DRAM"
             level["max_bytes"] = None  # the last level has no capacity edge
         elif index == 1:

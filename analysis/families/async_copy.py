@@ -77,9 +77,25 @@ def tma_values(report):
                         top.value("bytes_per_second"), "bytes/s", top.short_name, text)
 
 
+L1_SET_MAX = 64 * 1024  # the L1 set is 16 KiB; every L1 is larger than this
+
+
+def value_set(sets, level, l2_bytes):
+    """The set of `sets` (bytes) at `level` ("L1" or "L2"), else None: a value always speaks for the same level,
+    whichever sets the preset (quick or full) measured."""
+    if level == "L1":
+        return next((b for b in sorted(sets) if b <= L1_SET_MAX), None)
+    in_l2 = [b for b in sorted(sets) if b > L1_SET_MAX and (not l2_bytes or b <= l2_bytes / 2)]
+    return in_l2[0] if in_l2 else None
+
+
 def cp_async_values(report):
-    for width, via, label in ((16, "cp_async_ca", "cp.async.ca 16 B"), (4, "cp_async_ca", "cp.async.ca 4 B"),
-                              (16, "cp_async_cg", "cp.async.cg 16 B")):
+    l2_bytes = float(report.context.get("gpu_l2_bytes", 0) or 0)
+    # The level each value is read at, the one the quick preset measures: .ca's 16-byte copy where it caches
+    # (L1); the 4-byte and the .cg copies from L2.
+    for width, via, label, level in ((16, "cp_async_ca", "cp.async.ca 16 B", "L1"),
+                                     (4, "cp_async_ca", "cp.async.ca 4 B", "L2"),
+                                     (16, "cp_async_cg", "cp.async.cg 16 B", "L2")):
         rows = by_set(report.rows(f"AsyncCopy/copy_latency_{via}", "cycles_per_copy", width=width))
         register_via = via.replace("cp_async", "ld_st")
         registers = by_set(report.rows(f"AsyncCopy/copy_latency_{register_via}", "cycles_per_copy", width=width))
@@ -95,10 +111,12 @@ def cp_async_values(report):
                 part += f" (load + store {registers[bytes_].value('cycles_per_copy'):.0f})"
                 source.append(registers[bytes_])
             parts.append(part)
-        first = rows[min(rows)]
-        yield Value(key, SECTION, f"{label} to shared memory, then a shared load", first.value("cycles_per_copy"),
+        at = value_set(rows, level, l2_bytes)
+        yield Value(key, SECTION, f"{label} to shared memory, then a shared load",
+                    rows[at].value("cycles_per_copy") if at is not None else None,
                     "cycles", ", ".join(r.short_name for r in source),
-                    "cycles per dependent copy by set: " + "; ".join(parts))
+                    "cycles per dependent copy by set: " + "; ".join(parts)
+                    + ("" if at is not None else f" (none from {level}, the set this value is read at)"))
     for via, label in (("cp_async_cg", "cp.async.cg 16 B"), ("ld_st_cg", "ld.global.cg + st.shared 16 B")):
         rows = report.rows(f"AsyncCopy/copy_bandwidth_{via}", "bytes_per_second", width=16)
         key = f"memory.async.{via}_bandwidth_dram"

@@ -1,5 +1,7 @@
 """CacheBandwidth: read bandwidth of L1, L2 and DRAM from the plateaus of the working-set sweep
 (docs/experiments/cache_bandwidth.md)."""
+import math
+
 from analysis.values import Value, mean_rows, median
 
 FAMILIES = ("CacheBandwidth",)
@@ -11,7 +13,7 @@ def plateaus(report):
     """L1, L2 and DRAM read bandwidth: the median of each plateau's rows, the plateaus placed by the GPU's
     L2 size in the context. L1: ld.ca sets of up to 128 KiB per SM (inside any Hopper/Ampere L1); L2: ld.cg
     (L1 bypassed) sets up to half of L2; DRAM: sets of at least twice L2. One set all SMs share: from an
-    eighth to half of L2; a smaller shared set stands apart, as the SMs' requests for the same lines merge
+    eighth to half of L2; a smaller shared set (2 MiB) stands apart, as the SMs' requests for the same lines merge
     before the L2 slices there (the SMs receive more than the slices read)."""
     l2 = float(report.context.get("gpu_l2_bytes", 0) or 0)
     rows = mean_rows(report.rows("CacheBandwidth", "bytes_per_second"))
@@ -23,8 +25,11 @@ def plateaus(report):
     # With both ways measured, each L2 figure is named for its data.
     private_l2 = "L2, data private to each SM" if shared else "L2"
     found = []
+    # The small shared set is read at the quick preset's 2 MiB (the nearest set where that one did not run),
+    # so a full sweep's smaller sets, where even more requests merge, do not change what the value means.
     shared_small = [r for r in shared if r["working_set_bytes"] < l2 / 8]
-    shared_small = [min(shared_small, key=lambda r: r["working_set_bytes"])] if shared_small else []
+    shared_small = [min(shared_small, key=lambda r: abs(math.log2(r["working_set_bytes"] / SHARED_SMALL_SET)))
+                    ] if shared_small else []
     for name, plateau in (("L1", [r for r in cached if r["args"].get("KiB_per_sm", 0) <= 128]),
                           (private_l2, [r for r in bypass if r["working_set_bytes"] <= l2 / 2]),
                           (SHARED, [r for r in shared if l2 / 8 <= r["working_set_bytes"] <= l2 / 2]),
@@ -55,6 +60,7 @@ def plateaus(report):
 
 SHARED = "L2, one data set all SMs share"
 SHARED_SMALL = "L2, one small data set all SMs share"
+SHARED_SMALL_SET = 2 * 2**20
 KEYS = {"L1": "l1", "L2": "l2", "L2, data private to each SM": "l2", SHARED: "l2_shared",
         SHARED_SMALL: "l2_shared_small", "DRAM": "dram"}
 

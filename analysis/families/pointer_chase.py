@@ -22,7 +22,8 @@ def level_table(report, prefix, stride, names=None, tolerance=0.15, rule=None):
         return []
     points = levels.points(report, prefix, "cycles_per_load", stride)
     ns = dict(levels.points(report, prefix, "ns_per_load", stride))
-    found = rule(points) if rule else levels.find_levels(points, tolerance)
+    l2 = float(report.context.get("gpu_l2_bytes", 0) or 0)
+    found = rule(points) if rule else levels.find_levels(points, tolerance, largest_cache=l2 or None)
     repetitions = defaultdict(lambda: defaultdict(list))  # repetition -> size -> cycles
     for row in rows:
         repetitions[row.get("repetition_index", 0)][levels.working_set(row)].append(row["cycles_per_load"])

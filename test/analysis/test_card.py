@@ -213,6 +213,19 @@ class CardOfFidelityRules(unittest.TestCase):
         self.assertIn("request coalescer merged", text)
         self.assertIn("slices read", text)
 
+    def test_the_small_shared_set_is_read_at_2_mib_whichever_sets_ran(self):
+        """The full preset adds smaller shared sets (512 KiB: more requests merge); the value stays the 2 MiB set's."""
+        def shared_row(kib, rate):
+            name = f"CacheBandwidth/read_shared/KiB:{kib}/manual_time"
+            return report_model.Row({"name": name, "run_name": name, "bytes_per_second": rate,
+                                     "working_set_bytes": kib * 1024.0, "bytes_per_clock_per_sm": rate / 2.6e11})
+        context = {"gpu_l2_bytes": str(50 * 2**20)}
+        full = report_model.Report(context, [shared_row(kib, rate) for kib, rate in
+                                             ((512, 19.2e12), (1024, 15e12), (2048, 10.3e12), (4096, 9e12))])
+        value = values(full)["bandwidth.l2_shared_small.bytes_per_clock_per_sm"]
+        self.assertEqual(value["source"], "CacheBandwidth/read_shared/KiB:2048")
+        self.assertIn("at 2 MiB", value["text"])
+
     def test_register_bank_conflict_is_one_bank_less_spread(self):
         def cycles(name):
             return self.report.rows(f"RegisterBankConflict/{name}", threads=32)[0].value("cycles_per_fma")
@@ -468,6 +481,20 @@ class CardOfDataMovers(unittest.TestCase):
         # A line through the end points and the fitted slope agree to a cycle per KiB on these rows.
         ends = (by_tile[max(by_tile)] - by_tile[min(by_tile)]) / ((max(by_tile) - min(by_tile)) / 1024)
         self.assertAlmostEqual(value["value"], ends, delta=1.0)
+
+    def test_a_copy_latency_is_read_at_its_level_whichever_sets_ran(self):
+        """The full preset adds an L1 set to the 4-byte copy; its value stays the L2 set's, as in the quick run."""
+        def copy_row(bytes_, cycles):
+            name = f"AsyncCopy/copy_latency_cp_async_ca/bytes:{bytes_}/width:4/manual_time"
+            return report_model.Row({"name": name, "run_name": name, "cycles_per_copy": cycles})
+        context = {"gpu_l2_bytes": str(50 * 2**20)}
+        full = report_model.Report(context, [copy_row(16384, 85.0), copy_row(2097152, 324.0),
+                                             copy_row(2**30, 780.0)])
+        self.assertEqual(values(full)["memory.async.cp_async_ca_4_latency"]["value"], 324.0)
+        dram_only = values(report_model.Report(context, [copy_row(2**30, 780.0)]))
+        value = dram_only["memory.async.cp_async_ca_4_latency"]
+        self.assertIsNone(value["value"], "a DRAM set does not speak for L2")
+        self.assertIn("none from L2", value["text"])
 
     def test_missing_gpu_support_reads_as_the_skip_reason(self):
         raw = {"name": "AsyncCopy/tma_latency/bytes:2097152/tile:128/manual_time", "run_name":

@@ -48,6 +48,15 @@ class FindLevels(unittest.TestCase):
         names = [l["name"] for l in latency_levels.find_levels(points)]
         self.assertEqual(names, ["L1", "L2", "L2 (far)", "DRAM"])
 
+    def test_a_sweep_cut_short_inside_l2_names_no_dram(self):
+        """A run stopped at 48 MiB (interrupted, or filtered) on a 50 MiB L2: its last plateau is the far L2."""
+        curve = [(256 * KIB, 33.0), (25 * MIB, 230.0), (50 * MIB, 530.0), (None, 700.0)]
+        cut = [size for size in SIZES if size <= 48 * MIB]
+        names = [l["name"] for l in latency_levels.find_levels(staircase(curve, cut), largest_cache=50 * MIB)]
+        self.assertEqual(names, ["L1", "L2", "L2 (far)"])
+        whole = latency_levels.find_levels(staircase(curve, SIZES), largest_cache=50 * MIB)
+        self.assertEqual([l["name"] for l in whole], ["L1", "L2", "L2 (far)", "DRAM"])
+
     def test_single_point_transitions_are_not_levels(self):
         points = [(1.0, 10.0), (2.0, 10.0), (3.0, 55.0), (4.0, 100.0), (5.0, 100.0)]
         levels = latency_levels.find_levels(points)
