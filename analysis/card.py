@@ -209,11 +209,12 @@ def read_card(path):
         raise cli.UsageError(f"{path}: not a card (not valid JSON)") from None
     if not isinstance(data, dict) or not isinstance(data.get("values"), list):
         raise cli.UsageError(f"{path}: not a card (no 'values'); cards are the .card.json files gpubench writes")
-    return {v["key"]: v for v in data["values"] if isinstance(v, dict) and v.get("value") is not None}
+    device = data.get("device") if isinstance(data.get("device"), dict) else {}
+    return {v["key"]: v for v in data["values"] if isinstance(v, dict) and v.get("value") is not None}, device
 
 
 def compare(paths, tolerance):
-    cards = [read_card(path) for path in paths]
+    cards, devices = zip(*(read_card(path) for path in paths))
     shared = [key for key in cards[0] if key in cards[1]]
     print(f"| value | {os.path.basename(paths[0])} | {os.path.basename(paths[1])} | difference |")
     print("|---|---:|---:|---:|")
@@ -238,6 +239,11 @@ def compare(paths, tolerance):
         print(f"| {key} | {a['value']:.5g} | {b['value']:.5g} | {diff:.2%}{' **over tolerance**' if diff > tolerance else ''} |")
     print(f"\n{len(shared)} shared values; largest difference of a latency, rate or fraction {worst:.2%} "
           f"(tolerance {tolerance:.0%}); values that disagree: {', '.join(disagreeing) if disagreeing else 'none'}.")
+    presets = [device.get("preset", "unknown") for device in devices]
+    if presets[0] != presets[1]:
+        print(f"The cards are of different presets ({presets[0]}, {presets[1]}): a value that is a sweep's best, "
+              "median or plateau is read over different points in each, so a difference there is not run-to-run "
+              "noise; compare runs of one preset.")
     only = [k for k in cards[0] if k not in cards[1]] + [k for k in cards[1] if k not in cards[0]]
     if only:
         print("In one card only: " + ", ".join(only))

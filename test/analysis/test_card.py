@@ -373,6 +373,12 @@ class CardCommandLine(unittest.TestCase):
             moved = self.run_card("--compare", prefix + ".json", prefix + "-moved.json")
             self.assertEqual(moved.returncode, 1, moved.stdout)
             self.assertIn("memory.l1.indexed_cycles", moved.stdout)
+            self.assertNotIn("different presets", moved.stdout)
+            written["device"]["preset"] = "full"
+            with open(prefix + "-full.json", "w") as f:
+                json.dump(written, f)
+            other = self.run_card("--compare", prefix + ".json", prefix + "-full.json")
+            self.assertIn("different presets (quick, full)", other.stdout)
 
     def test_refuses_to_mix_gpus(self):
         with tempfile.TemporaryDirectory() as tmp:
