@@ -25,11 +25,8 @@ REGEX_SPECIAL = re.compile(r"([.\[\]{}()\\*+?^$|])")
 
 def unrun(report):
     """The names (as run, GPU tag kept) of the rows no file ran, in run order, each once."""
-    names = []
-    for row in report.all_rows:
-        if row.error == report_model.INTERRUPTED and not row.aggregate and row.full_name not in names:
-            names.append(row.full_name)
-    return names
+    return list(dict.fromkeys(row.full_name for row in report.all_rows
+                              if row.error == report_model.INTERRUPTED and not row.aggregate))
 
 
 def name_filter(names):

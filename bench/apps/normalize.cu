@@ -2,10 +2,10 @@
 //! group of G lanes per vector summed by shuffles, unrolled by U vectors, over a warps-per-block sweep
 //! with one block per SM. Instructions per element, L2 traffic against the ideal, and how busy the
 //! FP32 pipe, instruction issue, L2 and DRAM were (CUPTI) say why each version is as fast as it is.
+#include "bench/block_fit.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
-#include "common/cuda_check.h"
 #include "common/device_memory.h"
 #include "common/dispatch.h"
 #include "common/experiment.h"
@@ -14,9 +14,9 @@
 #include "kernels/apps/normalize.cuh"
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -35,20 +35,13 @@ struct Vectors {
   DeviceBuffer<float> out;
 };
 
-// A kernel's launch and the most threads a block of it can have: registers a thread can cap a block below
-// the chip's 1024 (e.g. 72 registers allow 896 threads on 64K-register SMs).
+// A kernel's launch, and why a block of it with the threads asked cannot run (its registers), if it cannot.
 struct NormalizeLaunch {
   Launch launch;
-  int max_block_threads;
-  int registers;
+  std::optional<std::string> does_not_fit;
 };
 
-template <class Kernel>
-NormalizeLaunch with_limits(Kernel kernel, Launch launch) {
-  cudaFuncAttributes attributes{};
-  GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
-  return {std::move(launch), attributes.maxThreadsPerBlock, attributes.numRegs};
-}
+std::string warps_text(unsigned threads) { return std::to_string(threads / kWarpSize) + " warps of this kernel"; }
 
 // The launch for (dl, g, u); g = 0 is the thread-per-vector base kernel.
 NormalizeLaunch normalize_launch(int dl, int g, int u, unsigned blocks, unsigned threads, const Vectors& v,
@@ -56,9 +49,10 @@ NormalizeLaunch normalize_launch(int dl, int g, int u, unsigned blocks, unsigned
   return dispatch<4, 8, 16, 32>(dl, [&](auto d) -> NormalizeLaunch {
     constexpr int DL = decltype(d)::value;
     if (g == 0)
-      return with_limits(kernels::normalize_base<DL>, [&v, n, blocks, threads](cudaStream_t s, Clocks c) {
-        kernels::normalize_base<DL><<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
-      });
+      return {[&v, n, blocks, threads](cudaStream_t s, Clocks c) {
+                kernels::normalize_base<DL><<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
+              },
+              does_not_fit(kernels::normalize_base<DL>, static_cast<int>(threads), warps_text(threads))};
     return dispatch<1, 2, 4, 8, 16, 32>(g, [&](auto group) -> NormalizeLaunch {
       constexpr int G = decltype(group)::value;
       constexpr int kLength = decltype(d)::value;  // (a lambda cannot use the enclosing one's constexpr)
@@ -68,9 +62,10 @@ NormalizeLaunch normalize_launch(int dl, int g, int u, unsigned blocks, unsigned
         return dispatch<1, 2, 4>(u, [&](auto unroll) -> NormalizeLaunch {
           constexpr int U = decltype(unroll)::value;
           const auto kernel = kernels::normalize_grouped<kLength, G, U>;
-          return with_limits(kernel, [&v, n, blocks, threads, kernel](cudaStream_t s, Clocks c) {
-            kernel<<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
-          });
+          return {[&v, n, blocks, threads, kernel](cudaStream_t s, Clocks c) {
+                    kernel<<<blocks, threads, 0, s>>>(v.in.data(), v.out.data(), n, c);
+                  },
+                  does_not_fit(kernel, static_cast<int>(threads), warps_text(threads))};
         });
       }
     });
@@ -96,11 +91,7 @@ void normalize(benchmark::State& state, bool grouped) {
   const double bytes = static_cast<double>(floats) * sizeof(float);
   options.ideal_traffic = IdealTraffic{static_cast<double>(floats), bytes, bytes};
   const NormalizeLaunch launch = normalize_launch(dl, g, u, blocks, threads, v, n);
-  if (static_cast<int>(threads) > launch.max_block_threads)
-    return skip_benchmark(state, "this build's kernel uses " + std::to_string(launch.registers) +
-                                     " registers a thread: a block holds at most " +
-                                     std::to_string(launch.max_block_threads) + " threads, not " +
-                                     std::to_string(threads));
+  if (launch.does_not_fit) return skip_benchmark(state, *launch.does_not_fit);
   const RunResult result = run(state, launch.launch, options);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * bytes));
   const auto per_second = [&](const char* a, const char* b) {

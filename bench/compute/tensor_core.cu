@@ -3,6 +3,7 @@
 //! from shared memory or registers: latency (wait for each) and throughput over warpgroups per SM.
 //! Zero or random operands. One block on every SM; rates in ops/clk/SM, TOPS and fraction of the
 //! architecture table's peak at the measured clock. docs/experiments/tensor_core.md.
+#include "bench/block_fit.h"
 #include "bench/compute/tensor_operands.h"
 #include "bench/one_block_per_sm.h"
 #include "common/arch_table.h"
@@ -69,17 +70,6 @@ std::optional<std::string> emulated_reason(const TensorShape& shape, int major) 
                "HMMA.16816 per mma (docs/experiments/tensor_core.md); Hopper's FP8 is wgmma, TensorCore/wgmma_") +
            shape.name + "_ss";
   return std::nullopt;
-}
-
-// Why `threads` threads of `kernel` cannot run on one SM (its registers), or nothing.
-template <class Kernel>
-std::optional<std::string> does_not_fit(Kernel kernel, int threads, const std::string& what) {
-  int blocks_per_sm = 0;
-  GPUBENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, 0));
-  if (blocks_per_sm > 0) return std::nullopt;
-  cudaFuncAttributes attributes{};
-  GPUBENCH_CUDA(cudaFuncGetAttributes(&attributes, kernel));
-  return what + " do not fit on an SM (" + std::to_string(attributes.numRegs) + " registers per thread)";
 }
 
 std::string not_compiled(const char* what, const DeviceInfo& gpu) {

@@ -405,6 +405,7 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
   std::optional<detail::TimedPart> setup("counter set-up");  // the ledger says which CUPTI step costs
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::vector<std::uint8_t> counter_data;
+  std::optional<detail::TimedPart> evaluation;  // decoding and evaluating, one part of the ledger
   auto decode = make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   try {
     bool fresh = false;
@@ -425,14 +426,13 @@ std::vector<CuptiProfiler::Range> CuptiProfiler::profile_ranges(const std::funct
                                                             " passes: does the launch run a kernel every time?");
     }
     decode.pRangeProfilerObject = profiler;
-    const detail::TimedPart decoding("counter evaluation");
+    evaluation.emplace("counter evaluation");
     GPUBENCH_CUPTI(cuptiRangeProfilerDecodeData(&decode));
   } catch (...) {
     disable_range_profiler();  // one left mid-pass is no use to the next case: it enables afresh
     throw;
   }
 
-  const detail::TimedPart evaluation("counter evaluation");
   if (decode.numOfRangeDropped > 0)
     throw CuptiError(CUPTI_ERROR_MAX_LIMIT_REACHED, "the profiled launch ran more than " + std::to_string(kMaxRanges) +
                                                         " kernels; " + std::to_string(decode.numOfRangeDropped) +
