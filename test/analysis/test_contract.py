@@ -8,6 +8,7 @@ import ast
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.whi
 # Fields Google Benchmark writes into every row, and the report model's own attributes.
 ROW_FIELDS = {"name", "run_name", "run_type", "real_time", "cpu_time", "time_unit", "iterations", "label",
               "error_occurred", "error_message", "skipped", "skip_message", "repetition_index", "args"}
+ROW_NAME = re.compile(r"[A-Z][A-Za-z]*(/[A-Za-z0-9_]+)+")  # "Family/case/...", no arguments or prose
 ROW_VARIABLES = {"row", "r", "best", "sweep", "zero", "random_row", "fastest", "slowest"}
 
 
@@ -82,11 +84,20 @@ def problems(paths, registered, catalog):
             return any(r == name or r.startswith(name + "/") for r in registered)
         return any(r.startswith(name) for r in registered)
 
+    families = {name.split("/")[0] for name in registered}
     for path in paths:
         where = os.path.relpath(path, ROOT)
         with open(path) as f:
             tree = ast.parse(f.read())
+        f_string_parts = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values}
+        prefixes = {id(arg) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute) and node.func.attr == "startswith" for arg in node.args}
         for node in ast.walk(tree):
+            # Any other literal shaped as a row name of a known family (a table of rows a card reads): it exists.
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in f_string_parts \
+                    and ROW_NAME.fullmatch(node.value) and node.value.split("/")[0] in families \
+                    and not known_row(node.value, id(node) not in prefixes):
+                found.append(f"{where}:{node.lineno}: no row registered as {node.value!r}")
             # physics: one(rows, "Family/case", **args) and cases(rows, ...) name rows and their arguments
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("one", "cases") \
                     and len(node.args) > 1:
@@ -153,6 +164,18 @@ class Contract(unittest.TestCase):
                     f.write(text.replace('"Divergence/Paths", "slowdown"', typo))
                 found = problems([path], self.registered, self.catalog)
                 self.assertTrue(any(expected in line for line in found), found)
+
+    def test_a_planted_typo_in_a_table_of_rows_fails(self):
+        source = os.path.join(ROOT, "analysis", "families", "atomics.py")
+        with open(source) as f:
+            text = f.read()
+        self.assertIn('"Atomics/global/red/gpu", 32', text)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "atomics.py")
+            with open(path, "w") as f:
+                f.write(text.replace('"Atomics/global/red/gpu", 32', '"Atomics/global/red/gpus", 32'))
+            found = problems([path], self.registered, self.catalog)
+            self.assertTrue(any("no row registered as 'Atomics/global/red/gpus'" in line for line in found), found)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,106 @@
+//! Contended atomics: what an atomicAdd costs as more lanes of a warp, or every warp of the GPU, add to
+//! the same counter; in global memory (L2's atomic units) and in shared memory, with and without the old
+//! value returned. The result is atomics per second and per SM clock over the whole GPU.
+#include "common/arg_cache.h"
+#include "common/counter_catalog.h"
+#include "common/device_memory.h"
+#include "common/experiment.h"
+#include "common/registry.h"
+#include "kernels/memory/atomics.cuh"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+using kernels::AtomicOp;
+using kernels::AtomicSharing;
+
+constexpr int kBlocksPerSm = 8;  // 2048 threads: every SM full
+// Enough adds that a launch lasts far longer than its start (~1 ms and more at the rates seen on an
+// H100); a GPU's worth of warps on 32 counters is ~100x slower, so it does fewer.
+constexpr int kIterations = 256;
+constexpr int kIterationsPerGpu = 16;
+static_assert(kIterations % kernels::kAtomicUnroll == 0 && kIterationsPerGpu % kernels::kAtomicUnroll == 0);
+
+struct AtomicBuffers {
+  explicit AtomicBuffers(std::size_t threads) : counters(threads), tickets(threads) {
+    counters.fill_bytes(0, stream());
+  }
+  DeviceBuffer<unsigned> counters;  // one per thread: enough for every sharing
+  DeviceBuffer<unsigned> tickets;
+};
+
+void report_rate(benchmark::State& state, const RunResult& result, double atomics_per_launch, int iterations) {
+  const double atomics = atomics_per_launch * static_cast<double>(state.iterations());
+  state.counters["atomics_per_second"] = benchmark::Counter(atomics, benchmark::Counter::kIsRate);
+  if (result.sm_mhz > 0)
+    state.counters["atomics_per_clock"] =
+        benchmark::Counter(atomics / (result.sm_mhz * 1e6), benchmark::Counter::kIsRate);
+  state.counters["adds_per_thread"] = iterations;
+}
+
+template <AtomicOp Op, bool kShared, AtomicSharing sharing>
+void atomic_rows(benchmark::State& state) {
+  static ArgCache<AtomicBuffers> cache;
+  const int lanes = static_cast<int>(arg(state, "lanes_per_address"));
+  const int blocks = device().sm_count * kBlocksPerSm;
+  const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kAtomicThreads;
+  AtomicBuffers& b = cache.get({static_cast<std::int64_t>(threads)}, [&] { return AtomicBuffers(threads); });
+  const int iterations = sharing == AtomicSharing::kPerGpu ? kIterationsPerGpu : kIterations;
+  RunOptions options{kShared ? std::vector<std::string>{} : std::vector<std::string>{"l2_utilization"}};
+  options.cold_l2 = false;  // the counters live in L2, as a busy counter's do
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks c) {
+        if constexpr (kShared)
+          kernels::atomic_add_shared<Op>
+              <<<blocks, kernels::kAtomicThreads, 0, s>>>(b.counters.data(), b.tickets.data(), lanes, iterations, c);
+        else
+          kernels::atomic_add_global<Op><<<blocks, kernels::kAtomicThreads, 0, s>>>(b.counters.data(), b.tickets.data(),
+                                                                                    lanes, sharing, iterations, c);
+      },
+      options);
+  report_rate(state, result, static_cast<double>(threads) * iterations, iterations);
+}
+
+GPUBENCH_FAMILY(Atomics) {
+  using Lanes = std::vector<std::int64_t>;
+  const Lanes every_width = {1, 2, 4, 8, 16, 32};
+  struct Kind {
+    const char* space;
+    const char* op;
+    const char* sharing;
+    void (*body)(benchmark::State&);
+    Lanes quick;  // the points that carry the card's values
+  };
+  constexpr AtomicSharing kWarp = AtomicSharing::kPerWarp, kGpu = AtomicSharing::kPerGpu;
+  const Kind kinds[] = {
+      {"global", "red", "warp", atomic_rows<AtomicOp::kRed, false, kWarp>, {1, 32}},
+      {"global", "red", "gpu", atomic_rows<AtomicOp::kRed, false, kGpu>, {32}},
+      {"global", "atom", "warp", atomic_rows<AtomicOp::kAtom, false, kWarp>, {}},
+      {"global", "atom", "gpu", atomic_rows<AtomicOp::kAtom, false, kGpu>, {}},
+      {"shared", "red", "warp", atomic_rows<AtomicOp::kRed, true, kWarp>, {1, 32}},
+      {"shared", "atom", "warp", atomic_rows<AtomicOp::kAtom, true, kWarp>, {1, 32}},
+  };
+  for (const Kind& k : kinds) {
+    const Lanes lanes = family.pick(k.quick, every_width);
+    if (lanes.empty()) continue;
+    auto* rows =
+        family.gpu(std::string("Atomics/") + k.space + "/" + k.op + "/" + k.sharing, {"lanes_per_address"}, k.body);
+    string_axis(string_axis(string_axis(rows, "space", k.space), "op", k.op), "sharing", k.sharing);
+    for (std::int64_t width : lanes) add_point(rows, {{"lanes_per_address", width}});
+  }
+}
+
+GPUBENCH_COUNTERS(Atomics,
+                  {"atomics_per_second", "atomics/s", CounterKind::kMeasured,
+                   "thread-level atomic adds the whole GPU completed per second of GPU time", Better::kHigher},
+                  {"atomics_per_clock", "atomics/clk", CounterKind::kMeasured,
+                   "atomics_per_second over the SM clock measured in the same run (whole GPU)", Better::kHigher},
+                  {"adds_per_thread", "adds", CounterKind::kFixed, "atomic adds each thread makes per launch"});
+
+}  // namespace
+}  // namespace gpubench
