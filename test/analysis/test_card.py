@@ -675,6 +675,15 @@ class SkuCheck(unittest.TestCase):
         done = self.check(run)
         self.assertEqual(done.returncode, 3, done.stderr)
 
+    def test_a_real_h200_check_with_limits_of_the_old_method_is_no_limits_not_incomplete(self):
+        # The check preset on an H200 (board f250b2f2, 2026-11-26): every H200 limit was made by the first card's
+        # method, so none expects a value of this code. It was "incomplete: 37 of 67 values missing" (exit 6 from
+        # gpubench, a drained node) for a healthy board; the per-SM map is still judged against the chip's median.
+        done = self.check(os.path.join(FIXTURES, "h200-check.json.gz"))
+        self.assertEqual(done.returncode, 3, done.stderr)
+        self.assertIn("no limits for this measurement method", done.stderr)
+        self.assertNotIn("incomplete", done.stderr)
+
     def test_a_gpu_without_limits_says_so(self):
         run = self.data()
         run["context"]["gpu_name"] = "NVIDIA Imaginary 9000"
@@ -727,6 +736,17 @@ class PresetsOwnLimitsAndWrongAnswers(unittest.TestCase):
         status, line = ranges.verdict(ranges.check([self.value("a", 2.0)], "X GPU", self.TABLE, "quick"))
         self.assertEqual(status, ranges.INCOMPLETE, line)
         self.assertIn("do not say which values the quick preset measures", line)
+
+    def test_a_missing_value_is_missing_only_to_a_limit_of_its_own_method(self):
+        table = json.loads(json.dumps(self.TABLE))
+        table["skus"]["x"].pop("expected")
+        made_now = dict(self.value("b", None), method="fam@2")
+        for limit_method, status in (("fam@2", ranges.INCOMPLETE), ("fam@1", ranges.NO_LIMITS),
+                                     ("card-v1", ranges.NO_LIMITS)):
+            for limit in table["skus"]["x"]["ranges"].values():
+                limit["method"] = limit_method
+            result = ranges.check([dict(self.value("a", None), method="fam@2"), made_now], "X GPU", table, "quick")
+            self.assertEqual(ranges.verdict(result)[0], status, (limit_method, result))
 
     def test_a_value_of_the_preset_missing_is_incomplete(self):
         status, line = ranges.verdict(ranges.check([self.value("b", 2.0)], "X GPU", self.TABLE, "check"))
