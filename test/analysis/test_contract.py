@@ -151,31 +151,27 @@ class Contract(unittest.TestCase):
     def test_every_literal_the_analysis_reads_exists(self):
         self.assertEqual(problems(MODULES, self.registered, self.catalog), [])
 
-    def test_a_planted_typo_fails(self):
-        source = os.path.join(ROOT, "analysis", "families", "divergence.py")
-        with open(source) as f:
+    def planted(self, module, right, typos):
+        """Each (typo, expected) planted in place of `right` in analysis/families/<module>: the contract says so."""
+        with open(os.path.join(ROOT, "analysis", "families", module)) as f:
             text = f.read()
-        self.assertIn('"Divergence/Paths", "slowdown"', text)
+        self.assertIn(right, text)
         with tempfile.TemporaryDirectory() as tmp:
-            for typo, expected in (('"Divergence/Paths", "slowdwn"', "no counter 'slowdwn'"),
-                                   ('"Divergence/Pahts", "slowdown"', "no row registered as 'Divergence/Pahts'")):
-                path = os.path.join(tmp, "divergence.py")
+            for typo, expected in typos:
+                path = os.path.join(tmp, module)
                 with open(path, "w") as f:
-                    f.write(text.replace('"Divergence/Paths", "slowdown"', typo))
+                    f.write(text.replace(right, typo))
                 found = problems([path], self.registered, self.catalog)
                 self.assertTrue(any(expected in line for line in found), found)
 
+    def test_a_planted_typo_fails(self):
+        self.planted("divergence.py", '"Divergence/Paths", "slowdown"',
+                     (('"Divergence/Paths", "slowdwn"', "no counter 'slowdwn'"),
+                      ('"Divergence/Pahts", "slowdown"', "no row registered as 'Divergence/Pahts'")))
+
     def test_a_planted_typo_in_a_table_of_rows_fails(self):
-        source = os.path.join(ROOT, "analysis", "families", "atomics.py")
-        with open(source) as f:
-            text = f.read()
-        self.assertIn('"Atomics/global/red/gpu", 32', text)
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "atomics.py")
-            with open(path, "w") as f:
-                f.write(text.replace('"Atomics/global/red/gpu", 32', '"Atomics/global/red/gpus", 32'))
-            found = problems([path], self.registered, self.catalog)
-            self.assertTrue(any("no row registered as 'Atomics/global/red/gpus'" in line for line in found), found)
+        self.planted("atomics.py", '"Atomics/global/red/gpu", 32',
+                     (('"Atomics/global/red/gpus", 32', "no row registered as 'Atomics/global/red/gpus'"),))
 
 
 if __name__ == "__main__":
