@@ -19,11 +19,13 @@ using kernels::AtomicOp;
 using kernels::AtomicSharing;
 
 constexpr int kBlocksPerSm = 8;  // 2048 threads: every SM full
-// Enough adds that a launch lasts far longer than its start (~1 ms and more at the rates seen on an
-// H100); a GPU's worth of warps on 32 counters is ~100x slower, so it does fewer.
-constexpr int kIterations = 256;
+// Adds per thread, so that a launch lasts 0.2 ms or more at the rates seen on an H100 (its start, a few
+// microseconds, then stays under a few percent): shared memory takes a GPU's worth of warps' adds ~10x faster
+// than L2, and 32 counters for the whole GPU ~100x slower.
+constexpr int kIterationsShared = 4096;
+constexpr int kIterationsPerWarp = 1024;
 constexpr int kIterationsPerGpu = 16;
-static_assert(kIterations % kernels::kAtomicUnroll == 0 && kIterationsPerGpu % kernels::kAtomicUnroll == 0);
+static_assert((kIterationsShared | kIterationsPerWarp | kIterationsPerGpu) % kernels::kAtomicUnroll == 0);
 
 struct AtomicBuffers {
   explicit AtomicBuffers(std::size_t threads) : counters(threads), tickets(threads) {
@@ -49,7 +51,9 @@ void atomic_rows(benchmark::State& state) {
   const int blocks = device().sm_count * kBlocksPerSm;
   const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kAtomicThreads;
   AtomicBuffers& b = cache.get({static_cast<std::int64_t>(threads)}, [&] { return AtomicBuffers(threads); });
-  const int iterations = sharing == AtomicSharing::kPerGpu ? kIterationsPerGpu : kIterations;
+  const int iterations = kShared                             ? kIterationsShared
+                         : sharing == AtomicSharing::kPerGpu ? kIterationsPerGpu
+                                                             : kIterationsPerWarp;
   RunOptions options{kShared ? std::vector<std::string>{} : std::vector<std::string>{"l2_utilization"}};
   options.cold_l2 = false;  // the counters live in L2, as a busy counter's do
   const RunResult result = run(
