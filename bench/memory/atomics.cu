@@ -19,9 +19,9 @@ using kernels::AtomicOp;
 using kernels::AtomicSharing;
 
 constexpr int kBlocksPerSm = 8;  // 2048 threads: every SM full
-// Adds per thread, so that a launch lasts 0.2 ms or more at the rates seen on an H100 (its start, a few
-// microseconds, then stays under a few percent): shared memory takes a GPU's worth of warps' adds ~10x faster
-// than L2, and 32 counters for the whole GPU ~100x slower.
+// Adds per thread, so that a launch lasts 0.14 ms or more at the rates seen on an H100 (its start, a few
+// microseconds, then stays under a few percent): shared memory takes a GPU's worth of warps' adds ~16x faster
+// than L2, and the whole GPU's 32 counters 40-370x slower.
 constexpr int kIterationsShared = 4096;
 constexpr int kIterationsPerWarp = 1024;
 constexpr int kIterationsPerGpu = 16;
