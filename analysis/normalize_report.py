@@ -24,7 +24,7 @@ def bar(percent, width=20):
 
 def kernel_of(row):
     a = row.args
-    if row.case == "base":
+    if row.registered == "Normalize/base":
         return f"base, d_l {a['dl']}"
     return f"grouped, d_l {a['dl']}, g {a['g']}, u {a['u']}"
 

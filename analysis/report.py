@@ -78,7 +78,8 @@ class Row(dict):
             self.wall_s = None
         declared = described.get("results") if isinstance(described, dict) else None
         self.results = dict(declared) if isinstance(declared, dict) else _legacy_results(raw)
-        self.family, _, self.case = self.registered.partition("/")
+        # The family as gpubench wrote it; runs from before schema 2 only name it as their first segment.
+        self.family = (described.get("family") if isinstance(described, dict) else None) or self.registered.split("/")[0]
         self.full_name = raw.get("run_name", raw.get("name", ""))  # as written: GPU tag kept
         if self.gpu is not None:
             tag = f"/gpu:{self.gpu}"
