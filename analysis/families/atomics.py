@@ -10,7 +10,7 @@ SECTION = "Atomics"
 UNIT = "atomics/clk"
 
 # (key, registered, lanes per address, label): the quick preset's rows. A value whose lanes share a counter is
-# also given against the row with a counter per lane (`against`).
+# also given against the row of its kind with a counter per lane (AGAINST names another kind where it differs).
 CARD = (
     ("atomics.global_per_lane", "Atomics/global/red/warp", 1, "global atomicAdd, a counter per lane"),
     ("atomics.global_per_warp", "Atomics/global/red/warp", 32, "global atomicAdd, one counter per warp"),
