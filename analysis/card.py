@@ -5,15 +5,14 @@ that failed with the values they would have fed.
 
     card.py run.json [more.json ...] [--out PREFIX] [--plots]   writes PREFIX.md and PREFIX.json
     card.py --compare a.card.json b.card.json [--tolerance 0.02]  values the two cards share, side by side
-    card.py run.json --check                                      node acceptance against the SKU's ranges
+    card.py run.json --check                                      is each GPU (and the node) normal?
 
 gpubench runs this at the end of a run written with --benchmark_out (PREFIX defaults to FILE.card).
 The rules are the family modules of analysis/families/, one per family; this script assembles and
-renders what they yield. Values of a SKU with reference limits (analysis/reference_ranges.json) are marked
-inside or outside them, on the side that is a fault for their kind (analysis/ranges.py). Exit status: 0 (with
---check: normal); 1 two cards disagree (--compare), or (--check) abnormal: a value outside its limit; 2 bad
-input; 3 (--check) no limits for this GPU; 4 (--check) incomplete: values the limits expect are missing (rows
-failed, the run interrupted or filtered without --subset). docs/verdicts.md says how the limits are made.
+renders what they yield. With --check each GPU's values are judged in layers (architecture, SKU, node, its own
+SMs: analysis/verdict.py) and the card carries the verdict. Exit status: 0 (with --check: normal); 1 two cards
+disagree (--compare); 2 bad input; with --check the verdict's (analysis/verdicts.json): {EXITS}.
+docs/verdicts.md says how the limits are made and calibrated.
 """
 import argparse
 import json
@@ -25,7 +24,7 @@ import tempfile
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, families, ranges  # noqa: E402
+from analysis import cli, families, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 from analysis.values import default_better, rows_of, size_text  # noqa: E402
 
@@ -37,8 +36,9 @@ class Card:
     def __init__(self, report):
         self.report = report
         self.context = report.context
-        self.ranges = None  # the reference ranges' verdicts (analysis/ranges.py), for a SKU that has them
-        self.limits = None  # the reference ranges table (None: analysis/reference_ranges.json)
+        self.ranges = None  # every layer's checks of the values (analysis/verdict.py)
+        self.limits = None  # the reference limits (None: none; the tools load them, from --ranges or GPUBENCH_RANGES)
+        self.judged = None  # (status, line) once the verdict was given
         self.values = []
         self.failed = []  # {"row", "error", "family", "keys"}: what a failed row would have fed
         self.wrong = []  # the words of rows whose results, verified in the run, were wrong
@@ -73,14 +73,14 @@ class Card:
         reported = len({row.full_name for row in self.report.all_rows if not row.aggregate})
         if planned and str(planned).isdigit() and reported < int(planned) and self.report.gpu is None:
             self.cut_short = f"{reported} of {planned} rows"
-        self.ranges = ranges.check(self.values, self.context.get("gpu_name"), self.limits,
-                                   self.context.get("gpubench_preset"))
+        self.ranges = verdict.check(self.values, self.context, self.limits, self.context.get("gpubench_preset"))
         return self
 
     def verdict(self, subset=False):
-        """(status, one line) of the SKU check (ranges.verdict) of this card's GPU."""
-        return ranges.verdict(self.ranges, self.failed, subset, self.context.get("gpubench_filter"), self.wrong,
-                              self.cut_short)
+        """(status, one line) of this card's GPU (verdict.judge), kept for its JSON."""
+        self.judged = verdict.judge(self.ranges, self.failed, subset, self.context.get("gpubench_filter"), self.wrong,
+                                    self.cut_short, verdict.busy_text(self.context))
+        return self.judged
 
     # --- output -----------------------------------------------------------------------------------
     def device(self):
@@ -100,6 +100,8 @@ class Card:
             "preset": c.get("gpubench_preset", "unknown"),
             "cold_l2": c.get("gpubench_cold_l2"),
             "other_gpu_processes": c.get("gpubench_other_gpu_processes", "unknown"),
+            "other_gpu_processes_end": c.get("gpubench_other_gpu_processes_end", "unknown"),
+            "uuid": c.get("gpu_uuid"),
             "rows": sum(1 for r in rows if r.get("run_type") == "iteration"),
             "rows_clock_flagged": flagged,
             "date": c.get("date"),
@@ -115,8 +117,12 @@ class Card:
         card = {"device": self.device(), "values": self.values}
         if self.failed:  # only when there are any: a clean run's card keeps its shape
             card["failed_rows"] = self.failed
-        if self.ranges:  # only for a SKU with reference ranges
+        if self.ranges and (self.ranges["layers"] or self.ranges["checks"]):  # where a layer judged anything
             card["ranges"] = self.ranges
+        if self.judged:
+            status, line = self.judged
+            card["verdict"] = {"name": verdict.NAME_OF[status], "exit": status, "action": verdict.action(status),
+                               "line": line}
         return card
 
     def to_markdown(self, plots_note=""):
@@ -129,6 +135,8 @@ class Card:
         warnings = []
         if d["other_gpu_processes"] not in ("none", "unknown"):
             warnings.append(f"other processes used the GPU when the run started: {d['other_gpu_processes']}")
+        if d["other_gpu_processes_end"] not in ("none", "unknown"):
+            warnings.append(f"other processes used the GPU when the run ended: {d['other_gpu_processes_end']}")
         if d["rows_clock_flagged"]:
             warnings.append(f"{d['rows_clock_flagged']} row(s) ran with the SM clock under 97% of rated or drifting "
                             "over 1% (see their labels)")
@@ -170,8 +178,10 @@ class Card:
             for f in self.failed:
                 keys = ", ".join(k for k in f["keys"] if not k.endswith((".ns", ".bytes_per_second"))) or "-"
                 lines.append(f"| `{f['row']}` | {f['error']} | {keys} |")
-        if self.ranges:
-            lines += ranges.markdown(self.ranges)
+        if self.ranges and (self.ranges["layers"] or self.ranges["checks"]):
+            lines += verdict.markdown(self.ranges)
+        if self.judged:
+            lines += ["", f"**Verdict: {verdict.NAME_OF[self.judged[0]].replace('_', ' ')}** ({self.judged[1]})"]
         if plots_note:
             lines += ["", plots_note]
         return "\n".join(lines) + "\n"
@@ -213,8 +223,12 @@ def read_card(path):
     return {v["key"]: v for v in data["values"] if isinstance(v, dict) and v.get("value") is not None}, device
 
 
-def compare(paths, tolerance):
+def compare(paths, tolerance, allow_different=False):
     cards, devices = zip(*(read_card(path) for path in paths))
+    names = [device.get("name") for device in devices]
+    if names[0] != names[1] and not allow_different:
+        raise cli.UsageError(f"the cards are of different GPUs ({names[0]} and {names[1]}): their values differ by "
+                             "design; pass --allow-different-devices to compare them anyway")
     shared = [key for key in cards[0] if key in cards[1]]
     print(f"| value | {os.path.basename(paths[0])} | {os.path.basename(paths[1])} | difference |")
     print("|---|---:|---:|---:|")
@@ -255,19 +269,21 @@ def main():
     rerun_args = []
     if "--" in argv:  # --rerun GPUBENCH -- the run's own flags
         argv, rerun_args = argv[:argv.index("--")], argv[argv.index("--") + 1:]
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__.replace("{EXITS}", verdict.exit_help()),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+", help="gpubench --benchmark_out JSON (or two cards with --compare)")
     parser.add_argument("--out", help="prefix of the card files (default: the first JSON + .card; with --check: "
                                       "none written unless given)")
     parser.add_argument("--plots", action="store_true", help="draw figures next to the card (needs matplotlib)")
     parser.add_argument("--compare", action="store_true", help="compare two .card.json files")
     parser.add_argument("--tolerance", type=float, default=0.02)
+    parser.add_argument("--allow-different-devices", action="store_true",
+                        help="with --compare: compare cards of different GPUs anyway")
     parser.add_argument("--check", action="store_true",
-                        help="is this GPU normal for its SKU: exit 0 normal, 1 abnormal (a value outside its limit), "
-                             "3 no limits for this GPU, 4 incomplete (values the limits expect are missing)")
+                        help="is each GPU normal: exit " + verdict.exit_help())
     parser.add_argument("--subset", action="store_true",
                         help="with --check: judge only the values the run measured (a filtered run, on purpose)")
-    parser.add_argument("--ranges", default=os.environ.get("GPUBENCH_RANGES") or ranges.RANGES,
+    parser.add_argument("--ranges", default=ranges.default_path(),
                         help="the reference limits (default: $GPUBENCH_RANGES, else the shipped ones)")
     parser.add_argument("--rerun", metavar="GPUBENCH",
                         help="with --check: measure the families of outside values again with this gpubench (the "
@@ -276,7 +292,7 @@ def main():
     if args.compare:
         if len(args.json) != 2:
             parser.error("--compare takes two .card.json files")
-        return compare(args.json, args.tolerance)
+        return compare(args.json, args.tolerance, args.allow_different_devices)
     if (args.subset or args.rerun) and not args.check:
         parser.error("--subset and --rerun go with --check")
     try:
@@ -298,13 +314,14 @@ def main():
         cli.writable(prefix + ".md", "card")
     status = 0
     if args.check:
-        status, merged = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
+        status, merged, built = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
+    else:
+        built = [(gpu, build(part, limits)) for gpu, part in merged.devices()]
     if write:
-        parts = merged.devices()
-        if len(parts) == 1:
-            (_, _), note = write_card(parts[0][1], prefix, args.plots, limits)
+        if len(built) == 1:
+            _, note = write_card(merged.devices()[0][1], prefix, args.plots, built[0][1])
         else:
-            note, _ = write_host_card(parts, prefix, args.plots, limits)
+            note, _ = write_host_card(merged.devices(), prefix, args.plots, dict(built))
         if note:
             print(f"card.py: {note}", file=sys.stderr)
         print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
@@ -318,63 +335,43 @@ def build(report, limits):
 
 
 def judge_all(report, limits, subset):
-    """[(gpu, card, status, line)] of every GPU of `report`."""
-    judged = []
-    for gpu, part in report.devices():
-        card = build(part, limits)
-        status, line = card.verdict(subset)
-        judged.append((gpu, card, status, line))
-    return judged
+    """[(gpu, card, status, line)] of every GPU of `report`, each judged in every layer and against its node."""
+    return verdict.judge_cards([(gpu, build(part, limits)) for gpu, part in report.devices()], limits, subset)
+
+
+def say(line):
+    print(line, file=sys.stderr)
 
 
 def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
-    """--check: one line per GPU and the worst status (wrong > abnormal > incomplete > no limits > normal). With `rerun`,
-    the families behind outside values are measured once more and the verdict is the second reading's: a value
-    outside twice is a fault. Returns (status, the report judged last)."""
+    """--check: one line per GPU, one for the node where there are several, and a last line with the verdict's
+    name, exit and action; the worst status. With `rerun`, the families behind outside values are measured once
+    more on the GPUs where they were outside, and the verdict is the second reading's: a value outside twice is
+    a fault. Returns (status, the report judged last, [(gpu, card)])."""
     judged = judge_all(report, limits, subset)
-    if rerun and any(status == ranges.ABNORMAL for *_, status, _ in judged):
-        first = {(gpu, c["key"]): c["value"] for gpu, card, _, _ in judged for c in ranges.outside(card.ranges)}
-        report = measure_again(report, judged, rerun, rerun_args)
+    if rerun and any(status == verdict.ABNORMAL for *_, status, _ in judged):
+        first = {(gpu, c["key"]): c["value"] for gpu, card, _, _ in judged for c in verdict.outside(card.ranges)}
+        report = verdict.measure_again(report, judged, rerun, rerun_args, say)
         judged = judge_all(report, limits, subset)
         for gpu, card, _, _ in judged:
-            for c in card.ranges["checks"] if card.ranges else []:
-                if (gpu, c["key"]) in first:
+            for c in card.ranges["checks"]:
+                if (gpu, c["key"]) in first and c["layer"] != "node":
                     again = "still outside" if c["inside"] is False else "inside"
-                    print(f"card.py: measuring again: {c['label']}: first {first[(gpu, c['key'])]:.4g}, again "
-                          f"{c['value']:.4g} {c['unit']} ({again})", file=sys.stderr)
-    worst = ranges.NORMAL
-    order = {ranges.NORMAL: 0, ranges.NO_LIMITS: 1, ranges.INCOMPLETE: 2, ranges.ABNORMAL: 3, ranges.WRONG: 4}
+                    say(f"card.py: measuring again: {c['label']}: first {first[(gpu, c['key'])]:.4g}, again "
+                        f"{c['value']:.4g} {c['unit']} ({again}, {c['layer']})")
     for gpu, card, status, line in judged:
         where = f"GPU {gpu}: " if gpu is not None else ""
-        print(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}", file=sys.stderr)
-        worst = max(worst, status, key=order.get)
-    return worst, report
+        say(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}")
+    if len(judged) > 1:
+        status, line = verdict.node_line(judged)
+        say(f"card.py --check: node: {line}")
+    else:
+        status, line = judged[0][2], judged[0][3]
+    say(f"card.py --check: verdict {verdict.NAME_OF[status]}, exit {status}, {verdict.action(status)}: {line}")
+    return status, report, [(gpu, card) for gpu, card, _, _ in judged]
 
 
-def measure_again(report, judged, gpubench, args):
-    """The report with the rows of every family behind an outside value replaced by a second measurement."""
-    names = sorted({family for _, card, status, _ in judged if status == ranges.ABNORMAL
-                    for check in ranges.outside(card.ranges) for family in card.families_of.get(check["key"], ())})
-    outside = "; ".join(f"{c['label']} {c['value']:.4g}" for _, card, status, _ in judged if status == ranges.ABNORMAL
-                        for c in ranges.outside(card.ranges))
-    pattern = "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
-    print(f"card.py: measuring again: {', '.join(names)} (outside at first: {outside})", file=sys.stderr)
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "again.json")
-        done = subprocess.run([gpubench, *args, f"--benchmark_filter={pattern}", f"--benchmark_out={out}",
-                               "--benchmark_out_format=json", "--gpubench_card=none"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if not os.path.exists(out):
-            tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-            print(f"card.py: measuring again failed ({tail[0]}); the first reading stands", file=sys.stderr)
-            return report
-        again = cli.load(out)
-    kept = [row for row in report.all_rows if row.family not in names]
-    return report_model.Report(report.context, kept + again.all_rows, report.counter_table, sources=report.sources)
-
-
-def write_card(report, prefix, plots, limits=None):
-    card = build(report, limits)
+def write_card(report, prefix, plots, card):
     note = write_plots(report, prefix) if plots else ""
     with open(prefix + ".json", "w") as f:
         json.dump(card.to_json(), f, indent=1)
@@ -384,12 +381,12 @@ def write_card(report, prefix, plots, limits=None):
     return (card, markdown), note
 
 
-def write_host_card(parts, prefix, plots, limits=None):
+def write_host_card(parts, prefix, plots, cards_by_gpu):
     """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), and PREFIX.md/.json
     holding them all, the JSON's keys as gpu:N/key so that --compare pairs the same GPU's values."""
     cards, texts, values, notes, built = [], [], [], [], []
     for gpu, report in parts:
-        (card, markdown), note = write_card(report, f"{prefix}-gpu{gpu}", plots, limits)
+        (card, markdown), note = write_card(report, f"{prefix}-gpu{gpu}", plots, cards_by_gpu[gpu])
         built.append((gpu, card))
         notes.append(note)
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
@@ -398,10 +395,15 @@ def write_host_card(parts, prefix, plots, limits=None):
     names = ", ".join(f"GPU {c['gpu']} {c['device']['name']}" for c in cards)
     head = f"# Micro-architecture cards of one run over {len(cards)} GPUs\n\n{names}; one card per GPU below " \
            f"(also `{os.path.basename(prefix)}-gpuN.md`).\n\n"
+    document = {"devices": cards, "values": values}
+    if all(card.judged for _, card in built):
+        status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built])
+        document["verdict"] = {"name": verdict.NAME_OF[status], "exit": status, "action": verdict.action(status),
+                               "line": line}
     with open(prefix + ".md", "w") as f:
         f.write(head + "\n".join(texts))
     with open(prefix + ".json", "w") as f:
-        json.dump({"devices": cards, "values": values}, f, indent=1)
+        json.dump(document, f, indent=1)
     return "; ".join(n for n in notes if n), built
 
 

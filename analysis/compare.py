@@ -3,24 +3,26 @@
 the noise: slower, faster, same or ambiguous.
 
     compare.py BEFORE.json AFTER.json [--threshold PCT] [--filter REGEX] [--diagnostics] [--all]
-               [--format console|md] [--allow-different-devices] [--ranges FILE]
+               [--format console|md] [--allow-different-devices] [--noise FILE]
 
 What is judged: each row's result quantities (the row names them, with the direction that is better: e.g.
-bytes_per_second higher, cycles_per_load lower; a row without any is judged by its time) and the counters the
-code fixes (instructions, conflicts, bytes: any change is a change of the code). Diagnostics (a bandwidth
-kernel's block-0 clock64 span, DRAM bytes of a row whose data sits in L2, hit rates) are shown with
---diagnostics, never judged.
+bytes_per_second higher, cycles_per_load lower) whose family declares their class of measurement
+(analysis/noise.py), and the counters the catalog calls fixed that runs of identical code on several boards and
+SKUs proved fixed (instructions, conflicts, bytes: any change is a change of the code). A row with no declared
+result is not judged by its raw time. Diagnostics (a bandwidth kernel's block-0 clock64 span, DRAM bytes of a
+row whose data sits in L2, hit rates, counters not proven fixed, host rows) are shown with --diagnostics, never
+judged.
 
-A change is judged against the larger of: each side's own spread (the [min, q3] width of its launches, or of
-its repetitions) and the row's run-to-run noise floor, calibrated on repeated runs of identical code on
-several machines of the SKU (analysis/reference_ranges.json; a default where the row was not calibrated).
-Within it: same; beyond twice it: slower or faster; between: ambiguous. Where the SM clocks of the two rows
-differ by more than 1%, a time or rate is judged again at equal clock: "slower (clock)" says the row is slower
-only because its clock was lower.
+A change is judged against the larger of: the class's calibrated floor in this scope (run to run when both runs
+are of one board, by gpu_uuid; board to board otherwise: analysis/noise_model.json, which holds on any GPU) and
+K times each side's own spread (the [min, q3] width of its launches, or of its repetitions). Within it: same;
+beyond twice it: slower or faster; between: ambiguous. Where the SM clocks of the two rows differ by more than
+1%, a time or rate is judged again at equal clock: "slower (clock)" says the row is slower only because its
+clock was lower.
 
 Runs over several GPUs are compared GPU by GPU. Exit status: 0; 1 with --threshold when a result is slower by
 more than PCT percent (and beyond the noise), a fixed counter changed, or a row failed or is missing on one
-side; 2 bad input, runs of different GPUs (unless allowed), or nothing compared.
+side; 2 bad input, runs of different GPUs or GPU counts (unless allowed), or nothing compared.
 """
 import argparse
 import os
@@ -29,7 +31,7 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, ranges  # noqa: E402
+from analysis import cli, noise  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
@@ -39,8 +41,6 @@ CONTEXT_KEYS = [("GPU", "gpu_name"), ("board", "gpu_uuid"), ("SM clock (MHz, mea
                 ("driver", "cuda_driver_version"), ("counters", "gpubench_counters"), ("cold L2", "gpubench_cold_l2"),
                 ("preset", "gpubench_preset"), ("date", "date")]
 TIME_SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-DEFAULT_FLOOR = 0.03   # a row no calibration covers, on a SKU without a noise table
-HOST_FLOOR = 0.25      # host rows (no SM clock) on a SKU without a noise table: the host is shared
 FIXED_TOLERANCE = 0.005
 CLOCK_TOLERANCE = 0.01
 
@@ -79,20 +79,31 @@ def load(path):
     """(report, {full name: Side}, {full name: error}) of one run. Full names keep their GPU tag, so two runs
     over several GPUs pair GPU by GPU."""
     report = cli.load(path)
+    sides, failed = sides_of(report.all_rows)
+    return report, sides, failed
+
+
+def sides_of(rows):
+    """({full name: Side}, {full name: error}) of a run's rows."""
     grouped, failed = {}, {}
-    for row in report.all_rows:
+    for row in rows:
         if row.aggregate or row.skipped:
             continue
         if row.error:
             failed[row.full_name] = row.error
             continue
         grouped.setdefault(row.full_name, []).append(row)
-    return report, {name: Side(rows) for name, rows in grouped.items()}, failed
+    return {name: Side(same) for name, same in grouped.items()}, failed
 
 
 def device_names(report):
     """{gpu: name} of a run (gpu None for a one-GPU run)."""
     return {gpu: part.context.get("gpu_name") for gpu, part in report.devices()}
+
+
+def device_boards(report):
+    """{gpu: gpu_uuid} of a run."""
+    return {gpu: part.context.get("gpu_uuid") for gpu, part in report.devices()}
 
 
 def oriented(change, better):
@@ -109,37 +120,50 @@ def judge(change, better, tolerance):
     return "ambiguous"
 
 
-def compare_rows(before, after, floor_of, show_diagnostics=False, fixed=(), unfixed=()):
-    """[{benchmark, quantity, role, before, after, change, tolerance, verdict, note}] of the pairs of rows.
-    unfixed: "row|counter" keys of fixed counters that moved between runs of identical code (diagnostics)."""
+def compare_rows(before, after, model, where, show_diagnostics=False, fixed=()):
+    """[{benchmark, quantity, role, class, before, after, change, tolerance, verdict, note}] of the pairs of rows,
+    judged by the noise `model` in scope `where` (noise.SAME_BOARD or CROSS_BOARD). fixed: the counters the
+    catalog calls fixed (judged only where the model proved them fixed for the row's family)."""
     out = []
+    factor = model.get("own_spread_factor", 2.0)
     for name, b in before.items():
         a = after.get(name)
         if a is None:
             continue
         results = dict(b.results)
         results.update(a.results)
-        quantities = [(q, "result", better) for q, better in results.items() if q in b.samples and q in a.samples]
-        short = b.rows[0].short_name
+        row = b.rows[0]
+        quantities, shown = [], set()
+        for q, better in results.items():
+            if q not in b.samples or q not in a.samples:
+                continue
+            cls = noise.class_of(row, q)
+            if cls is None or cls in noise.NOT_JUDGED or noise.floor(model, cls, where) is None:
+                if show_diagnostics:
+                    quantities.append((q, "diagnostic", None, cls))
+                shown.add(q)
+                continue
+            quantities.append((q, "result", better, cls))
+            shown.add(q)
         judged_fixed = {q for q in b.samples if q in fixed and q in a.samples and q not in results
-                        and f"{short}|{q}" not in unfixed}
-        quantities += [(q, "fixed", None) for q in sorted(judged_fixed)]
+                        and noise.proven_fixed(model, row.family, q)}
+        quantities += [(q, "fixed", None, None) for q in sorted(judged_fixed)]
         if show_diagnostics:
-            quantities += [(q, "diagnostic", None) for q in b.samples
-                           if q in a.samples and q not in results and q not in judged_fixed]
+            quantities += [(q, "diagnostic", None, None) for q in b.samples
+                           if q in a.samples and q not in shown and q not in judged_fixed]
         clock_b, clock_a = b.clock(), a.clock()
-        for quantity, role, better in quantities:
+        for quantity, role, better, cls in quantities:
             bm, am = b.median(quantity), a.median(quantity)
             change = (am - bm) / abs(bm) if bm else (0.0 if am == 0 else float("inf"))
-            entry = {"benchmark": name, "quantity": quantity, "role": role, "before": bm, "after": am,
+            entry = {"benchmark": name, "quantity": quantity, "role": role, "class": cls, "before": bm, "after": am,
                      "change": change, "tolerance": None, "verdict": "", "note": ""}
             if role == "fixed":
-                tolerance = max(FIXED_TOLERANCE, floor_of(short, quantity, fixed=True))
+                tolerance = model.get("fixed_tolerance", FIXED_TOLERANCE)
                 entry["tolerance"] = tolerance
                 entry["verdict"] = "changed" if abs(change) > tolerance else "same"
             elif role == "result":
-                floor = floor_of(short, quantity, host=clock_b is None)
-                tolerance = max(floor, b.spread(quantity), a.spread(quantity))
+                tolerance = max(noise.floor(model, cls, where), factor * b.spread(quantity),
+                                factor * a.spread(quantity))
                 entry["tolerance"] = tolerance
                 verdict = judge(change, better, tolerance)
                 if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE \
@@ -162,7 +186,7 @@ def number(value):
 
 def render(entries, fmt):
     header = ["benchmark", "quantity", "before", "after", "change", "noise", "verdict", "note"]
-    cells = [[e["benchmark"], e["quantity"] + ("" if e["role"] == "result" else f" ({e['role']})"),
+    cells = [[e["benchmark"], e["quantity"] + (f" [{e['class']}]" if e["role"] == "result" else f" ({e['role']})"),
               number(e["before"]), number(e["after"]),
               "inf" if e["change"] == float("inf") else f"{e['change']:+.2%}",
               "-" if e["tolerance"] is None else f"{e['tolerance']:.1%}", e["verdict"], e["note"]] for e in entries]
@@ -176,47 +200,54 @@ def render(entries, fmt):
     return "\n".join(lines)
 
 
-def floors(before_report, limits):
-    """floor_of(row, quantity, host=False, fixed=False) -> the row's calibrated run-to-run noise on this SKU; where
-    the row was not calibrated, the SKU's default (or DEFAULT_FLOOR), HOST_FLOOR for a host row, 0 for a fixed
-    counter (FIXED_TOLERANCE applies)."""
-    gpu_name = next(iter(device_names(before_report).values()), None)
-    _, entry = ranges.sku_of(gpu_name, limits) if limits else (None, None)
-    noise = (entry or {}).get("noise") or {}
-
-    def floor_of(row, quantity, host=False, fixed=False):
-        found = noise.get("rows", {}).get(f"{row}|{quantity}")
-        if found is not None:
-            return found
-        if fixed:
-            return 0.0
-        return HOST_FLOOR if host else noise.get("default", DEFAULT_FLOOR)
-    return floor_of
+def paired_devices(before_report, after_report, allow_different):
+    """[(gpu, before part, after part)] of two runs, GPU by GPU; different GPUs or GPU counts are a UsageError
+    unless allowed."""
+    before, after = dict(before_report.devices()), dict(after_report.devices())
+    if set(before) != set(after):
+        count = lambda parts: "one GPU" if list(parts) == [None] else f"GPUs {', '.join(map(str, parts))}"
+        if not allow_different:
+            raise cli.UsageError(f"the runs are of different GPUs ({count(before)} and {count(after)}); compare "
+                                 "runs of the same GPUs, or pass --allow-different-devices")
+        if len(before) == 1 and len(after) == 1:  # one GPU each, allowed: pair them
+            return [(None, next(iter(before.values())), next(iter(after.values())))]
+    pairs = []
+    for gpu, part in before.items():
+        if gpu not in after:
+            continue
+        b, a = part.context.get("gpu_name"), after[gpu].context.get("gpu_name")
+        if b != a and not allow_different:
+            where = f"GPU {gpu}: " if gpu is not None else ""
+            raise cli.UsageError(f"the runs come from different GPUs ({where}{b} and {a}); pass "
+                                 "--allow-different-devices to compare them anyway")
+        pairs.append((gpu, part, after[gpu]))
+    return pairs
 
 
 def run_compare(before_path, after_path, name_filter=".", threshold=None, diagnostics=False, allow_different=False,
-                limits_path=ranges.RANGES):
-    """Everything main() prints, as data: (status, context lines, entries, problems, summary)."""
+                noise_path=noise.MODEL):
+    """Everything main() prints, as data: (status, context lines, entries, problems, summary, slower, changed)."""
     name_filter = cli.regex(name_filter, "--filter")
-    before_report, before, before_failed = load(before_path)
-    after_report, after, after_failed = load(after_path)
-    b_names, a_names = device_names(before_report), device_names(after_report)
-    mismatched = [(gpu, b_names[gpu], a_names[gpu]) for gpu in b_names if gpu in a_names and b_names[gpu] != a_names[gpu]]
-    if mismatched and not allow_different:
-        gpu, b, a = mismatched[0]
-        where = f"GPU {gpu}: " if gpu is not None else ""
-        raise cli.UsageError(f"the runs come from different GPUs ({where}{b} and {a}); pass --allow-different-devices "
-                             "to compare them anyway")
+    before_report, _, before_failed = load(before_path)
+    after_report, _, after_failed = load(after_path)
     try:
-        limits = ranges.load(limits_path) if limits_path else None
+        model = noise.load(noise_path)
     except (OSError, ValueError) as e:
-        raise cli.UsageError(f"reference ranges: {e}") from None
+        raise cli.UsageError(f"noise model: {e}") from None
     fixed = before_report.fixed_counters() | after_report.fixed_counters()
-    before = {n: s for n, s in before.items() if name_filter.search(n)}
-    after = {n: s for n, s in after.items() if name_filter.search(n)}
-    gpu_name = next(iter(device_names(before_report).values()), None)
-    entries = compare_rows(before, after, floors(before_report, limits), diagnostics, fixed,
-                           ranges.unfixed(limits, gpu_name) if limits else ())
+    entries, scopes = [], []
+    before, after = {}, {}
+    for gpu, b_part, a_part in paired_devices(before_report, after_report, allow_different):
+        own = (lambda row: row.gpu is not None) if gpu is not None else (lambda row: True)
+        b_sides, _ = sides_of([r for r in b_part.all_rows if own(r)])
+        a_sides, _ = sides_of([r for r in a_part.all_rows if own(r)])
+        b_sides = {n: s for n, s in b_sides.items() if name_filter.search(n)}
+        a_sides = {n: s for n, s in a_sides.items() if name_filter.search(n)}
+        before.update(b_sides)
+        after.update(a_sides)
+        where = noise.scope(b_part.context.get("gpu_uuid"), a_part.context.get("gpu_uuid"))
+        scopes.append(where)
+        entries += compare_rows(b_sides, a_sides, model, where, diagnostics, fixed)
     problems = []
     for side, errors, other in (("BEFORE", before_failed, after), ("AFTER", after_failed, before)):
         for name, error in sorted(errors.items()):
@@ -236,7 +267,8 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     slower = [e for e in judged if e["verdict"] == "slower" and (threshold is None or abs(e["change"]) * 100 > threshold)]
     changed = [e for e in judged if e["verdict"] == "changed"]
     rows = len({e["benchmark"] for e in judged})
-    summary = (f"{rows} rows, {len(judged)} quantities judged: " +
+    scope_text = " and ".join(sorted(set(scopes))).replace("_", " ")
+    summary = (f"{rows} rows, {len(judged)} quantities judged ({scope_text} noise): " +
                ", ".join(f"{counts[v]} {v}" for v in sorted(counts)) +
                (f"; {len(problems)} row(s) failed or missing on one side" if problems else ""))
     status = 0
@@ -259,13 +291,13 @@ def main():
     parser.add_argument("--all", action="store_true", help="show every judged quantity, the same ones too")
     parser.add_argument("--format", choices=["console", "md"], default="console")
     parser.add_argument("--allow-different-devices", action="store_true")
-    parser.add_argument("--ranges", default=ranges.RANGES, help="the noise floors' file (none: the default floor)")
+    parser.add_argument("--noise", default=noise.MODEL, help="the noise model (default: the shipped one)")
     args = parser.parse_args()
     if args.threshold is not None and args.threshold < 0:
         parser.error("--threshold must be a percentage of 0 or more")
     status, context, entries, problems, summary, slower, changed = run_compare(
         args.before, args.after, args.filter, args.threshold, args.diagnostics, args.allow_different_devices,
-        None if args.ranges == "none" else args.ranges)
+        args.noise)
     md = args.format == "md"
     print("| | before | after |\n|---|---|---|" if md else f"{'':26}{'before':40}after")
     for label, b, a in context:

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """The fleet report: every node's gpubench JSON (one per node, each over all of its GPUs; analysis/fleet.sbatch
-writes them) in one table across nodes and GPUs, each value flagged when it strays from the fleet's median by
-more than --tolerance, or lies outside its SKU's limit (analysis/reference_ranges.json); a GPU whose values
-the SKU's limits expect are missing (rows failed, the run interrupted) is flagged incomplete. Card files
-(*.card*.json) among the inputs are skipped; a damaged file is listed and the other nodes are still reported.
+writes them) in one table across nodes and GPUs, each value flagged when it strays from the fleet's median or
+lies outside a limit, and each GPU's verdict. Card files (*.card*.json) among the inputs are skipped; a damaged
+file is listed and the other nodes are still reported.
 
-    fleet.py DIR/*.json [--out PREFIX] [--tolerance 0.1] [--check]
+    fleet.py DIR/*.json [--out PREFIX] [--tolerance FRACTION] [--check] [--subset] [--ranges FILE]
 
-GPU runs: the card's headline values per GPU. Runs without a GPU (host rows only, e.g. PointerChaseCPU on a
-CPU partition): each host row's time per node. Exit status: 0; 1 with --check when anything is flagged or a
-file could not be read; 2 bad input (no run could be read).
+GPU runs: the card's headline values per GPU, each GPU's verdict (analysis/verdict.py: its architecture's and
+SKU's limits, its node's other GPUs, its own SMs, busy), and each value against the fleet's median of its GPU
+name, flagged past the value's measured board-to-board spread (4 robust sigmas, at least 4%; --tolerance sets
+one fraction for all). Runs without a GPU (host rows only, e.g. PointerChaseCPU on a CPU partition): each host
+row's time per node. Exit status: 0; 1 with --check when anything is flagged or a file could not be read; 2 bad
+input (no run could be read).
 """
 import argparse
 import os
@@ -18,7 +20,7 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card, cli, ranges  # noqa: E402
+from analysis import card, cli, ranges, verdict  # noqa: E402
 
 # (column, card key, scale, unit): what tells a slow HBM stack, a degraded link or a throttled SM apart.
 GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
@@ -31,11 +33,14 @@ GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "T
                ("peer copy", "peer.copy_to", 1e-9, "GB/s"))
 
 
+LOWER_IS_BETTER = {"DRAM latency", "L2 latency"}
+
+
 def node_name(path, report):
     return report.context.get("host_name") or os.path.splitext(os.path.basename(path))[0]
 
 
-def entries(paths, damaged=None):
+def entries(paths, damaged=None, limits=None, subset=False):
     """One entry per node and GPU: {"node", "gpu", "name", "values": {column: value}, "ranges": checks, "verdict"};
     host-only runs give one entry per node with each host row's time. Card files beside the runs are skipped; a
     file that cannot be read goes into `damaged` ({path: why}) and the others are still read."""
@@ -53,26 +58,27 @@ def entries(paths, damaged=None):
         node = node_name(path, report)
         parts = report.devices()
         if all(part.has_gpu() for _, part in parts):
-            for gpu, part in parts:
-                built = card.Card(part).build()
+            for gpu, built, status, line in card.judge_all(report, limits, subset):
+                part = built.report
                 by_key = {v["key"]: v["value"] for v in built.values}
                 by_key["sm_clock"] = float(part.context.get("gpu_sm_clock_mhz_measured") or 0) or None
                 values = {column: (by_key[key] * scale if by_key.get(key) is not None else None)
                           for column, key, scale, _ in GPU_COLUMNS}
-                checks = {c["key"]: c for c in (built.ranges or {}).get("checks", [])}
-                verdict = built.verdict()
+                checks = {c["key"]: c for c in (built.ranges or {}).get("checks", []) if c["inside"] is False}
                 found.append({"node": node, "gpu": gpu if gpu is not None else 0,
                               "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks,
-                              "verdict": verdict})
+                              "verdict": (status, line), "context": part.context})
         else:
             values = {row.short_name: row.get("real_time") for row in report.all_rows if row.ok}
             found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}, "verdict": None})
     return found
 
 
-def flag(found, tolerance):
-    """Adds "flags": {column: why} to every entry: off the fleet's median by more than the tolerance (for
-    entries of the same GPU name), or outside the SKU's range."""
+def flag(found, tolerance, limits=None):
+    """Adds "flags": {column: why} to every entry: off the fleet's median (three or more GPUs of one name) on the
+    fault's side by more than the value's tolerance (`tolerance`, or the node layer's rule), outside a limit, or a
+    verdict other than normal or no limits."""
+    keys_of = {column: key for column, key, _, _ in GPU_COLUMNS}
     columns = sorted({c for e in found for c in e["values"]})
     for entry in found:
         entry["flags"] = {}
@@ -85,18 +91,22 @@ def flag(found, tolerance):
             median = statistics.median(e["values"][column] for e in same)
             for e in same:
                 off = e["values"][column] / median - 1 if median else 0.0
-                if len(same) >= 3 and abs(off) > tolerance:
-                    e["flags"][column] = f"{off:+.0%} from the fleet's median {median:.4g}"
+                allowed = tolerance
+                if allowed is None:
+                    sigma = verdict.board_spread(keys_of.get(column, ""), e.get("context", {}), limits) or 0.0
+                    allowed = max(verdict.NODE_FLOOR, verdict.NODE_SIGMAS * sigma)
+                worse = -off if column not in LOWER_IS_BETTER else off
+                if len(same) >= 3 and worse > allowed:
+                    e["flags"][column] = f"{off:+.1%} from the fleet's median {median:.4g} (tolerance {allowed:.1%})"
     keys = {key: column for column, key, _, _ in GPU_COLUMNS}
     for e in found:
         for key, check in e["ranges"].items():
-            if check["inside"] is False:
-                column = keys.get(key, check["label"])
-                e["flags"][column] = (e["flags"].get(column, "") + "; " if column in e["flags"] else "") + \
-                    f"{check['value']:.4g} {check['unit']}, outside the SKU's limit ({ranges.limit_text(check)})"
-        if e["verdict"] and e["verdict"][0] in (ranges.INCOMPLETE, ranges.WRONG):  # never a pass for a wrong answer
-            # or for what was not measured
-            e["flags"]["check"] = e["verdict"][1]
+            column = keys.get(key, check["label"])
+            e["flags"][column] = (e["flags"].get(column, "") + "; " if column in e["flags"] else "") + \
+                f"{check['value']:.4g} {check['unit']}, outside ({verdict.layer_text(check)}: " \
+                f"{verdict.limit_text(check)})"
+        if e["verdict"] and e["verdict"][0] not in (verdict.NORMAL, verdict.NO_LIMITS):
+            e["flags"]["check"] = e["verdict"][1]  # never a pass for a wrong answer, a busy GPU or what was not measured
     return columns
 
 
@@ -107,8 +117,9 @@ def markdown(found, columns, tolerance, damaged=None):
     shown = gpu_order + [c for c in shown if c not in gpu_order]
     flagged = [e for e in found if e["flags"]]
     lines = [f"# Fleet report: {len({e['node'] for e in found})} node(s), {len(found)} GPU(s) or host(s)", "",
-             f"Flagged: off the median of the same GPUs by more than {tolerance:.0%} (three or more of them), or "
-             "outside the SKU's reference range. " + (f"**{len(flagged)} flagged.**" if flagged else "None flagged."),
+             "Flagged: off the median of the same GPUs (three or more of them) by more than "
+             + (f"{tolerance:.0%}" if tolerance else "the value's measured board-to-board spread (at least "
+                f"{verdict.NODE_FLOOR:.0%})") + ", outside a limit, or a verdict other than normal. " + (f"**{len(flagged)} flagged.**" if flagged else "None flagged."),
              "", "| node | GPU | " + " | ".join(f"{c} ({units[c]})" if c in units else c for c in shown) + " |",
              "|---|---|" + "---|" * len(shown)]
     for e in sorted(found, key=lambda e: (e["node"], e["gpu"] if e["gpu"] is not None else -1)):
@@ -133,15 +144,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+", help="one gpubench JSON per node")
     parser.add_argument("--out", help="write PREFIX.md (default: print)")
-    parser.add_argument("--tolerance", type=float, default=0.1)
+    parser.add_argument("--tolerance", type=float, help="one fraction off the fleet's median that is flagged, for "
+                                                         "every value (default: each value's measured spread)")
     parser.add_argument("--check", action="store_true", help="exit 1 when anything is flagged")
+    parser.add_argument("--subset", action="store_true", help="judge only what each run measured (filtered runs)")
+    parser.add_argument("--ranges", default=ranges.default_path(),
+                        help="the reference limits (default: $GPUBENCH_RANGES, else the shipped ones)")
     args = parser.parse_args()
+    if args.tolerance is not None and not args.tolerance > 0:
+        parser.error("--tolerance must be a positive fraction")
+    try:
+        limits = ranges.load(args.ranges)
+    except (OSError, ValueError) as e:
+        raise cli.UsageError(f"reference ranges: {e}") from None
     damaged = {}
-    found = entries(args.json, damaged)
+    found = entries(args.json, damaged, limits, args.subset)
     if not found:
         raise cli.UsageError("no node's run could be read: " + "; ".join(damaged.values()) if damaged else
                              "no gpubench run among the inputs (card files are skipped)")
-    columns = flag(found, args.tolerance)
+    columns = flag(found, args.tolerance, limits)
     text = markdown(found, columns, args.tolerance, damaged)
     if args.out:
         cli.writable(args.out + ".md", "fleet report")

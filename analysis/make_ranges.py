@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""The reference limits of a SKU from repeated gpubench runs of the current code on several machines of it,
-written into analysis/reference_ranges.json under --sku (other SKUs kept):
+"""Reference limits from repeated gpubench runs of the current code on several boards, written into
+analysis/reference_ranges.json (other entries kept): a SKU's (its boards; every value) or an architecture's
+(boards of one compute capability and any SKUs; only the values its families declare set by the SM or a fraction
+of the chip's own peak: `set_by` in analysis/values.py):
 
-    make_ranges.py --sku h100-sxm5 --name "H100 SXM5 80GB HBM3" --match "H100 80GB HBM3" \
+    make_ranges.py --sku h100-sxm5 --name "H100 SXM5 80GB HBM3" --names "NVIDIA H100 80GB HBM3" \
         --source "README command 1, 2026-11-25" run1.json run2.json ...
+    make_ranges.py --arch sm_90 --name "sm_90 (Hopper)" --source "..." h100*.json h200*.json
 
 For each card value, from the pooled readings (one per run; at least --min-runs runs from --min-machines
 boards, told apart by gpu_uuid): the median m and the robust spread s = 1.4826 x MAD, then a limit on the side
 that is a fault for the value's kind, at m -/+ max(k x s, floor x m) and never inside a reading seen:
 a rate has a lower limit, a latency or a spread over SMs an upper one, a capacity or a count both (a
 capacity's sweep brackets must meet), an informational value none. Each limit keeps its method, count,
-boards and median. And for every row's result and fixed quantities: the run-to-run noise floor compare.py
-uses, (max - min) / median over the runs x --noise-factor (at least --noise-min).
+boards and median (its robust sigma is the value's board-to-board spread, which the node layer reads).
 
-Refused: runs of different GPUs, a GPU the --match texts do not name, fewer runs or boards than asked, and
-non-positive k, floor or factors.
+Refused: for a SKU, runs of different GPUs or of a GPU its --names do not name; for an architecture, runs of
+another compute capability or of fewer SKUs than --min-skus; fewer runs or boards than asked; non-positive k or
+floor.
 """
 import argparse
 import json
@@ -24,14 +27,9 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card, cli, ranges  # noqa: E402
+from analysis import card, cli, ranges, verdict  # noqa: E402
 
-# Values that say more about the host, the run or the other GPUs than about this GPU.
-NOT_OF_THE_GPU = ("peer.", "mlp.host.", "energy.", "memory.by_sm.", "bandwidth.stream_read.claimed_vs",
-                  "bandwidth.stream_copy.claimed_vs")
 MAD_TO_SIGMA = 1.4826
-HOST_FLOOR = 0.25  # host rows: a shared host moves them by tens of percent between runs
-UNFIXED = 0.02     # a "fixed" counter that moved more than this between runs of identical code is not fixed
 
 
 def parts_of(paths):
@@ -50,14 +48,20 @@ def card_values(parts):
             for _, board, _, part in parts]
 
 
-def readings(built):
+def compute_capability(part):
+    return str(part.context.get("gpu_compute_capability") or "")
+
+
+def readings(built, layers=None):
     """{key: {"values": [...], "brackets": [...], "better", "method", "label", "unit", "boards": set}} of
     card_values' output."""
     found = {}
     for board, _, values in built:
         for v in values:
-            if v["value"] is None or v["key"].startswith(NOT_OF_THE_GPU) or v.get("limit"):
+            if v["value"] is None or not verdict.of_the_gpu(v["key"]) or v.get("limit"):
                 continue  # a value with a limit of its own (an SM against the chip) needs none of the SKU's
+            if layers is not None and v.get("set_by") not in layers:
+                continue  # an architecture's limits: only what the SM sets, or fractions of the chip's peaks
             entry = found.setdefault(v["key"], {"values": [], "brackets": [], "better": v["better"],
                                                 "method": v["method"], "label": v["label"], "unit": v["unit"],
                                                 "boards": set()})
@@ -101,71 +105,18 @@ def expected_by_preset(built, limits):
     return {preset: sorted(keys & set(limits)) for preset, keys in sorted(seen.items())}
 
 
-def noise_table(parts, factor, minimum):
-    """{"rows": {"row|quantity": floor}, "default": x, "unfixed": [...]}: compare's run-to-run floor of every
-    row's result and fixed quantities over the runs (rows in at least three runs). Host rows (no SM clock: they
-    share the host with whatever else runs there) get three times the factor and at least HOST_FLOOR; a counter
-    the catalog calls fixed that moved more than UNFIXED between runs of identical code is listed as unfixed
-    (compare shows it as a diagnostic), one that moved less gets three times the factor."""
-    samples, host, fixed_keys = {}, set(), set()
-    for _, _, _, part in parts:
-        fixed = part.fixed_counters()
-        for row in part.all_rows:
-            if not row.ok:
-                continue
-            for q in set(row.results) | {q for q in row if q in fixed}:
-                value = float(row["real_time"]) if q == "time" else row.value(q)
-                if value is None:
-                    continue
-                key = f"{row.short_name}|{q}"
-                samples.setdefault(key, []).append(value)
-                if "sm_mhz" not in row:
-                    host.add(key)
-                if q in fixed and q not in row.results:
-                    fixed_keys.add(key)
-    rows, unfixed = {}, []
-    for key, values in samples.items():
-        if len(values) < 3:
-            continue
-        m = statistics.median(values)
-        spread = (max(values) - min(values)) / abs(m) if m else 0.0
-        if key in fixed_keys:
-            if spread > UNFIXED:
-                unfixed.append(key)
-                continue
-            rows[key] = round(max(minimum, 3 * factor * spread), 4) if spread > 0 else minimum
-        elif key in host:
-            rows[key] = round(max(HOST_FLOOR, 3 * factor * spread), 4)
-        else:
-            rows[key] = round(max(minimum, factor * spread), 4)
-    gpu_floors = sorted(v for k, v in rows.items() if k not in host and k not in fixed_keys)
-    default = gpu_floors[int(0.9 * (len(gpu_floors) - 1))] if gpu_floors else 0.03
-    return {"rows": dict(sorted(rows.items())), "default": round(max(default, 0.02), 4), "unfixed": sorted(unfixed)}
-
-
-def make_entry(paths, sku_name, match, source, k=4.0, floor=0.04, noise_factor=1.5, noise_min=0.01,
-               min_runs=5, min_machines=3):
-    """The SKU's entry of the ranges file, or a UsageError."""
-    for name, value in (("--k", k), ("--floor", floor), ("--noise-factor", noise_factor), ("--noise-min", noise_min)):
+def check_numbers(k, floor, min_runs, min_machines):
+    for name, value in (("--k", k), ("--floor", floor)):
         if not value > 0:
             raise cli.UsageError(f"{name} must be positive, got {value}")
-    if len(paths) < max(2, min_runs):
-        raise cli.UsageError(f"{len(paths)} run(s): limits need at least {max(2, min_runs)} runs (--min-runs) of "
-                             "the current code; a single run says nothing of the noise")
-    parts = parts_of(paths)
-    names = sorted({name or "(no GPU)" for _, _, name, _ in parts})
-    if len(names) > 1:
-        raise cli.UsageError("the runs come from different GPUs (" + ", ".join(names) + "); limits are one SKU's")
-    if not any(text.lower() in (names[0] or "").lower() for text in match):
-        raise cli.UsageError(f"the runs' GPU is {names[0]}, which no --match text ({', '.join(match)}) names")
-    boards = {board for _, board, _, _ in parts}
-    if len(boards) < min_machines:
-        raise cli.UsageError(f"the runs come from {len(boards)} board(s) (gpu_uuid): limits need at least "
-                             f"{min_machines} (--min-machines), so that a machine's own offset is not the SKU's")
-    entry = {"name": sku_name, "match": match, "ranges": {},
-             "made": {"runs": len(paths), "boards": len(boards), "k": k, "floor": floor, "source": source}}
-    built = card_values(parts)
-    for key, found in sorted(readings(built).items()):
+    for name, value in (("--min-runs", min_runs), ("--min-machines", min_machines)):
+        if value < 1:
+            raise cli.UsageError(f"{name} must be at least 1, got {value}")
+
+
+def limits_of(built, source, k, floor, min_runs, min_machines, layers=None):
+    made = {}
+    for key, found in sorted(readings(built, layers).items()):
         if len(found["values"]) < min_runs or len(found["boards"]) < min_machines:
             continue  # a value few runs or boards measured (a preset's own rows) gets no limit
         bound = limit(found, k, floor)
@@ -173,38 +124,101 @@ def make_entry(paths, sku_name, match, source, k=4.0, floor=0.04, noise_factor=1
                       "boards": len(found["boards"]),
                       "source": f"{source}: {len(found['values'])} readings on {len(found['boards'])} boards, "
                                 f"{min(found['values']):.4g}-{max(found['values']):.4g}, median {bound['median']:.4g}"})
-        entry["ranges"][key] = bound
+        made[key] = bound
+    return made
+
+
+def gathered(paths, min_runs, min_machines):
+    if len(paths) < max(2, min_runs):
+        raise cli.UsageError(f"{len(paths)} run(s): limits need at least {max(2, min_runs)} runs (--min-runs) of "
+                             "the current code; a single run says nothing of the noise")
+    parts = parts_of(paths)
+    boards = {board for _, board, _, _ in parts}
+    if len(boards) < min_machines:
+        raise cli.UsageError(f"the runs come from {len(boards)} board(s) (gpu_uuid): limits need at least "
+                             f"{min_machines} (--min-machines), so that a machine's own offset is not the SKU's")
+    return parts, boards
+
+
+def make_entry(paths, sku_name, names, source, k=4.0, floor=0.04, min_runs=5, min_machines=3):
+    """A SKU's entry of the ranges file, or a UsageError."""
+    check_numbers(k, floor, min_runs, min_machines)
+    parts, boards = gathered(paths, min_runs, min_machines)
+    seen = sorted({name or "(no GPU)" for _, _, name, _ in parts})
+    if len(seen) > 1:
+        raise cli.UsageError("the runs come from different GPUs (" + ", ".join(seen) + "); limits are one SKU's")
+    if seen[0] not in names:
+        raise cli.UsageError(f"the runs' GPU is {seen[0]}, which no --names entry ({', '.join(names)}) is")
+    built = card_values(parts)
+    entry = {"name": sku_name, "names": list(names),
+             "ranges": limits_of(built, source, k, floor, min_runs, min_machines),
+             "made": {"runs": len(paths), "boards": len(boards), "k": k, "floor": floor, "source": source}}
     entry["expected"] = expected_by_preset(built, entry["ranges"])
-    entry["noise"] = noise_table(parts, noise_factor, noise_min)
-    entry["noise"]["source"] = f"{source}: (max - min) / median of each row over {len(paths)} runs x {noise_factor}"
+    return entry
+
+
+def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=0.04, min_runs=5, min_machines=3, min_skus=2):
+    """An architecture's entry: the values its families declare set by the SM or a fraction of the chip's own peak,
+    pooled over boards of several SKUs of one compute capability, or a UsageError."""
+    check_numbers(k, floor, min_runs, min_machines)
+    parts, boards = gathered(paths, min_runs, min_machines)
+    wanted = {ranges.arch_key(compute_capability(part)) for _, _, _, part in parts}
+    if wanted != {arch}:
+        raise cli.UsageError(f"the runs are of {', '.join(sorted(str(w) for w in wanted))}, not only {arch}: an "
+                             "architecture's limits come from its own chips")
+    skus = sorted({name for _, _, name, _ in parts})
+    if len(skus) < min_skus:
+        raise cli.UsageError(f"the runs come from {len(skus)} SKU(s) ({', '.join(skus)}): an architecture's limits "
+                             f"need at least {min_skus} (--min-skus), so that one product's offset is not the "
+                             "architecture's")
+    built = card_values(parts)
+    entry = {"name": arch_name, "skus": skus,
+             "ranges": limits_of(built, source, k, floor, min_runs, min_machines, layers=("sm", "chip")),
+             "made": {"runs": len(paths), "boards": len(boards), "skus": skus, "k": k, "floor": floor,
+                      "source": source}}
+    for bound in entry["ranges"].values():
+        bound["layer"] = "architecture"
+    entry["expected"] = expected_by_preset(built, entry["ranges"])
     return entry
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+")
-    parser.add_argument("--sku", required=True)
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--sku", help="the SKU's key (its limits: every value)")
+    which.add_argument("--arch", help="the architecture's key, sm_XY (its limits: what the SM sets)")
     parser.add_argument("--name", required=True)
-    parser.add_argument("--match", action="append", required=True, help="text the GPU's name contains")
+    parser.add_argument("--names", action="append", help="with --sku: the GPU's name exactly as the driver says it")
     parser.add_argument("--source", required=True, help="what the runs were (device, commands, dates)")
     parser.add_argument("--k", type=float, default=4.0, help="robust sigmas from the median to a limit")
     parser.add_argument("--floor", type=float, default=0.04, help="least distance of a limit, relative to the median")
-    parser.add_argument("--noise-factor", type=float, default=1.5)
-    parser.add_argument("--noise-min", type=float, default=0.01)
     parser.add_argument("--min-runs", type=int, default=5)
     parser.add_argument("--min-machines", type=int, default=3)
-    parser.add_argument("--file", default=ranges.RANGES)
+    parser.add_argument("--min-skus", type=int, default=2, help="with --arch: SKUs the runs must come from")
+    parser.add_argument("--file", default=ranges.default_path(), help="the limits file (default: $GPUBENCH_RANGES, "
+                                                                       "else the shipped one)")
     args = parser.parse_args()
-    table = ranges.load(args.file)
-    entry = make_entry(args.runs, args.name, args.match, args.source, args.k, args.floor, args.noise_factor,
-                       args.noise_min, args.min_runs, args.min_machines)
-    table["skus"][args.sku] = entry
-    table["version"] = 2
+    if args.sku and not args.names:
+        parser.error("--sku needs --names (the GPU's name exactly as the driver reports it)")
+    try:
+        table = ranges.load(args.file)
+    except (OSError, ValueError) as e:
+        raise cli.UsageError(f"reference ranges: {e}") from None
+    if args.sku:
+        entry = make_entry(args.runs, args.name, args.names, args.source, args.k, args.floor, args.min_runs,
+                           args.min_machines)
+        table["skus"][args.sku] = entry
+    else:
+        entry = make_arch_entry(args.runs, args.arch, args.name, args.source, args.k, args.floor, args.min_runs,
+                                args.min_machines, args.min_skus)
+        table["architectures"][args.arch] = entry
+    cli.writable(args.file, "limits file")
     with open(args.file, "w") as f:
         json.dump(table, f, indent=1)
         f.write("\n")
-    print(f"{args.sku}: {len(entry['ranges'])} limits and {len(entry['noise']['rows'])} noise floors from "
-          f"{entry['made']['runs']} runs on {entry['made']['boards']} boards", file=sys.stderr)
+    print(f"{args.sku or args.arch}: {len(entry['ranges'])} limits from {entry['made']['runs']} runs on "
+          f"{entry['made']['boards']} boards", file=sys.stderr)
     return 0
 
 

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Is this node's GPU normal? For Slurm's HealthCheckProgram or a job prolog: runs gpubench's check preset (under a
-# minute on an H100: the values the SKU verdict needs, every SM against the chip's median, answers verified) with
-# the verdict (the run, the SKU check, outside values measured again) and drains the node when the verdict is
-# wrong, abnormal or incomplete, with the verdict's line as the reason (docs/verdicts.md).
+# Is this node's every GPU normal? For Slurm's HealthCheckProgram or a job prolog: runs gpubench's check preset
+# (every GPU of the node at once, then every NVLink pair; each GPU judged in layers: its architecture, its SKU, its
+# node's other GPUs, its own SMs; answers verified) with the verdict, and drains the node only when the verdict
+# says so (docs/verdicts.md): wrong, busy, abnormal or incomplete, with the verdict's line as the reason. A
+# configuration error (gpubench missing, a bad flag or preset) is said and exits with its status; it never drains.
 #
-#   node_check.sh [gpubench flags...]        e.g. --gpubench_device=all
+#   node_check.sh [gpubench flags...]        default: --gpubench_device=all
 #
 # Environment: GPUBENCH (the binary; default: gpubench on PATH, else the one installed beside this script),
 # NODE_CHECK_DIR (where the run and its card go; default: a temporary folder, removed), NODE_CHECK_DRAIN=0
 # (say the verdict, drain nothing), NODE_CHECK_PRESET (default check; quick for README command 1's preset).
-# Exit status: gpubench's verdict (0 normal, 5 abnormal, 6 incomplete, 7 no limits for this GPU, 8 a wrong
-# result, 1 no GPU), or 2 when gpubench is missing.
+# Exit status: gpubench's (the verdict's: analysis/verdicts.json), or 2 when gpubench is missing.
 set -uo pipefail
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 gpubench=${GPUBENCH:-$(command -v gpubench || echo "$here/../../../bin/gpubench")}
-if [ ! -x "$gpubench" ]; then
-  echo "node_check.sh: gpubench not found (set GPUBENCH=/path/to/gpubench)" >&2
+if [ ! -f "$gpubench" ] || [ ! -x "$gpubench" ]; then
+  echo "node_check.sh: gpubench not found or not a program: $gpubench (set GPUBENCH=/path/to/gpubench)" >&2
   exit 2
 fi
 node=$(hostname -s)
@@ -24,20 +24,25 @@ if [ -z "$dir" ]; then
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' EXIT
 fi
+flags=("$@")
+[ ${#flags[@]} -gt 0 ] || flags=(--gpubench_device=all)
 "$gpubench" "--gpubench_preset=${NODE_CHECK_PRESET:-check}" "--benchmark_out=$dir/$node.json" \
-  "--gpubench_card=$dir/$node.card" --gpubench_verdict "$@" \
-  >"$dir/$node.log" 2>&1
+  "--gpubench_card=$dir/$node.card" --gpubench_verdict "${flags[@]}" >"$dir/$node.log" 2>&1
 status=$?
-# The verdict's last line ("card.py --check: ...: abnormal: ..."), else gpubench's own last word.
-line=$(grep -E "^card.py --check: " "$dir/$node.log" | tail -1)
-[ -n "$line" ] || line=$(grep -E "^gpubench: " "$dir/$node.log" | tail -1)
-line=${line#card.py --check: }
-echo "node_check.sh: $node: exit $status: $line"
-case $status in
-  0 | 7) exit "$status" ;;  # normal; or nothing to judge against (not a fault of the node)
-esac
-if [ "${NODE_CHECK_DRAIN:-1}" != 0 ] && command -v scontrol >/dev/null; then
-  scontrol update "NodeName=$node" State=DRAIN "Reason=gpubench: ${line:0:200}" ||
+# The verdict's last line: "card.py --check: verdict NAME, exit N, ACTION: LINE". Without one there was no
+# verdict about the GPUs (a bad flag, a missing card): say gpubench's last word and drain nothing.
+verdict=$(grep -E "^card.py --check: verdict " "$dir/$node.log" | tail -1)
+if [ -z "$verdict" ]; then
+  line=$(grep -E "^gpubench: " "$dir/$node.log" | tail -1)
+  echo "node_check.sh: $node: exit $status: no verdict: ${line:-gpubench printed nothing}"
+  exit "$status"
+fi
+verdict=${verdict#card.py --check: verdict }
+action=$(echo "$verdict" | sed -E 's/^[a-z_]+, exit [0-9]+, ([a-z]+): .*/\1/')
+echo "node_check.sh: $node: exit $status: $verdict"
+if [ "$action" = drain ] && [ "${NODE_CHECK_DRAIN:-1}" != 0 ] && command -v scontrol >/dev/null; then
+  reason=${verdict#*: }
+  scontrol update "NodeName=$node" State=DRAIN "Reason=gpubench: ${reason:0:200}" ||
     echo "node_check.sh: could not drain $node" >&2
 fi
 exit "$status"

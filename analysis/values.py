@@ -10,6 +10,11 @@ GIB = 1024 * MIB
 # "lower" (a latency or cost: only when high), "exact" (a capacity or a count: when different, either way),
 # "spread" (over SMs: only when high) or "info" (depends on where the hardware placed the work: never judged).
 BETTER = ("higher", "lower", "exact", "spread", "info")
+# What sets a value, which says which layer of the verdict may judge it (analysis/verdict.py): "sm" the SM's
+# design (a latency or rate in clocks, a fraction of a pipe's peak: every part of one compute capability reads
+# the same), "chip" a fraction of the chip's own theoretical peak (its memory's, from its own attributes),
+# "part" the product (absolute rates, nanoseconds, the memory system behind L2): its SKU's limits only.
+SET_BY = ("sm", "chip", "part")
 # The default by unit; a family module passes better= where its value is another kind.
 UNIT_BETTER = {"cycles": "lower", "ns": "lower", "cycles/KiB": "lower", "cycles per FFMA": "lower",
                "cycles per way": "lower", "cycles per warp load": "lower", "pJ": "lower", "pJ/bit": "lower",
@@ -29,10 +34,15 @@ class Value(dict):
     an edge only to its grid, so two runs agree when their brackets meet. value None: not measured.
     better: which way the value is abnormal (BETTER; by default from the unit). limit: a limit of the value's
     own, whatever the SKU ({"low", "high", "source"}: against the chip itself, as the per-SM map's SMs against
-    their median), which the SKU check judges beside the SKU's limits."""
+    their median), which the SKU check judges beside the SKU's limits. set_by: what sets it (SET_BY; "part" unless
+    the family declares it the SM's or a fraction of the chip's own peak)."""
 
-    def __init__(self, key, section, label, value, unit, source, text=None, bracket=None, better=None, limit=None):
+    def __init__(self, key, section, label, value, unit, source, text=None, bracket=None, better=None, limit=None,
+                 set_by="part"):
         super().__init__(key=key, section=section, label=label, value=value, unit=unit, source=source, text=text)
+        if set_by not in SET_BY:
+            raise ValueError(f"{key}: set_by={set_by!r} is not one of {SET_BY}")
+        self["set_by"] = set_by
         if bracket:
             self["bracket"] = [float(b) for b in bracket]
         if better is not None:

@@ -1,12 +1,16 @@
-// Other processes on the GPU when a run starts: they share its SMs, memory bandwidth and clocks, so
-// the run says so (one warning, a context field) instead of silently measuring less.
+// Other processes on the GPU when a run starts and when it ends: they share its SMs, memory bandwidth,
+// memory and clocks, so the run says so (a warning, context fields) and the verdict calls the GPU busy.
 #pragma once
 
 #include <string>
 
 namespace gpubench::app {
 
-// "none", "2 (pids 1234, 5678)", or "unknown (...)" where nvidia-smi cannot tell.
+// The processes of a node run (gpubench's parent, named by GPUBENCH_NODE_PID, and its children) are not
+// "other": they run on the other GPUs by design.
+inline constexpr const char* kNodePidVariable = "GPUBENCH_NODE_PID";
+
+// "none", "2 (pid 1234 python3 40960 MiB; pid 5678 ...)", or "unknown (...)" where nvidia-smi cannot tell.
 std::string other_gpu_processes(int device);
 
 }  // namespace gpubench::app

@@ -3,7 +3,9 @@
 #include "app/card_runner.h"
 #include "app/gpu_processes.h"
 #include "app/json_report.h"
+#include "app/node_run.h"
 #include "app/selection.h"
+#include "app/verdict_table.h"
 #include "common/benchmark_compat.h"
 #include "common/chip_table.h"
 #include "common/counter_catalog.h"
@@ -16,6 +18,8 @@
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
+
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -30,6 +34,11 @@ namespace {
 
 void print_help() {
   std::fputs(gpubench::options_usage().c_str(), stdout);
+  std::fputs("\nExit status (analysis/verdicts.json):\n", stdout);
+  for (const auto& status : gpubench::app::kgpubench_exits) std::printf("  %d  %s\n", status.code, status.meaning);
+  for (const auto& status : gpubench::app::kverdicts_exits)
+    std::printf("  %d  with --gpubench_verdict: %s (%s the node)\n", status.code, status.meaning, status.action);
+  std::fputs("  128+N  interrupted by signal N (the rows that finished are in the report)\n\n", stdout);
   benchmark::PrintDefaultHelp();
 }
 
@@ -183,11 +192,22 @@ bool open_the_gpu(int device, std::size_t all_count, std::vector<std::string>& s
 }
 
 // The rows, with progress and Ctrl-C handled; the JSON report carries gpubench's data (each row's
-// arguments and results, the counter catalog).
-void run_selected(const gpubench::Options& options, const std::vector<std::string>& selected) {
+// arguments and results, the counter catalog) and what else used the GPUs when the run ended.
+void run_selected(const gpubench::Options& options, const std::vector<std::string>& selected,
+                  const std::vector<int>& devices) {
   gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
   gpubench::detail::install_interrupt_handlers();
   gpubench::app::JsonReport json_report;
+  json_report.add_context_at_end([&devices](nlohmann::ordered_json& context) {
+    for (int device : devices) {
+      const std::string suffix = devices.size() > 1 ? gpubench::Family::device_suffix(device) : std::string();
+      const std::string others = gpubench::app::other_gpu_processes(device);
+      if (others != "none")
+        std::fprintf(stderr, "gpubench: warning: other processes used GPU %d when the run ended: %s\n", device,
+                     others.c_str());
+      context["gpubench_other_gpu_processes_end" + suffix] = others;
+    }
+  });
   if (!options.out.empty() && options.out_format == "json") {
     benchmark::RunSpecifiedBenchmarks(nullptr, &json_report);
   } else {
@@ -210,25 +230,27 @@ std::vector<std::string> rerun_args(const std::vector<std::string>& original) {
   return kept;
 }
 
-// The verdict's exit statuses (card.py --check's 0/1/4/3 moved past gpubench's own 1-4).
+// card.py --check exits with the verdict's own status (analysis/verdicts.json); anything else is no verdict.
 int verdict_exit(int check_status) {
-  switch (check_status) {
-    case 0: return 0;
-    case 1: return 5;
-    case 4: return 6;
-    case 3: return 7;
-    case 5: return 8;
-    default: return 4;
-  }
+  for (const auto& status : gpubench::app::kverdicts_exits)
+    if (status.code == check_status) return check_status;
+  return 4;
 }
 
-// Exit status: 0 all ran; 1 no GPU; 2 bad command line; 3 a benchmark failed; 4 the card asked for
-// could not be made; 8 a result verified in the run was wrong; 128+signal interrupted. With --gpubench_verdict:
-// the verdict's (verdict_exit).
+// What a run's rows came to: counted by this process, or read from a node run's merged report.
+struct Outcome {
+  int failed = 0;
+  std::vector<std::string> wrong;
+  int signal = 0;
+};
+
+// Exit status: the table of analysis/verdicts.json (gpubench --help): 0 all ran; 1 no GPU; 2 bad command line;
+// 3 a benchmark failed; 4 the card asked for could not be made; 8 a result verified in the run was wrong;
+// 128+signal interrupted. With --gpubench_verdict: the verdict's.
 int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::string& binary,
-           const std::vector<std::string>& original_args) {
+           const std::vector<std::string>& original_args, const Outcome& outcome) {
   gpubench::detail::finish_progress();
-  const int failed = gpubench::failed_benchmarks();
+  const int failed = outcome.failed;
   if (failed > 0) std::fprintf(stderr, "gpubench: %d benchmark(s) failed; see ERROR rows above\n", failed);
   const bool json_out = !options.out.empty() && options.out_format == "json";
   bool card_failed = false;
@@ -240,7 +262,8 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
                    "(JSON)\n");
       card_failed = true;
     } else if (!gpu_rows_ran) {
-      std::fprintf(stderr, "gpubench: no card: no GPU row ran (a card describes a GPU)\n");
+      std::fprintf(stderr, "gpubench: no card: no GPU row ran (a card describes a GPU)%s\n",
+                   options.verdict ? "; no verdict either (exit 4)" : "");
     } else {
       const std::string prefix = options.card.empty() ? options.out + ".card" : options.card;
       std::optional<gpubench::app::VerdictRequest> verdict;
@@ -263,16 +286,43 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
       }
     }
   }
-  for (const std::string& wrong : gpubench::wrong_results())
-    std::fprintf(stderr, "gpubench: WRONG RESULT: %s\n", wrong.c_str());
-  if (const int signal = gpubench::detail::interrupt_signal(); signal != 0) {
+  for (const std::string& wrong : outcome.wrong) std::fprintf(stderr, "gpubench: WRONG RESULT: %s\n", wrong.c_str());
+  if (outcome.signal != 0) {
     std::fprintf(stderr, "gpubench: interrupted; the rows that finished are in the report\n");
-    return 128 + signal;
+    return 128 + outcome.signal;
   }
-  if (!gpubench::wrong_results().empty()) return 8;  // whatever else the verdict found
+  if (!outcome.wrong.empty()) return 8;  // whatever else the verdict found
   if (verdict_status >= 0) return verdict_exit(verdict_status);
   if (options.verdict) return 4;  // asked, and no verdict came
   return failed > 0 ? 3 : card_failed ? 4 : 0;
+}
+
+// Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, then the NVLink pairs in rounds;
+// the merged report then gets its card and verdict as any run's.
+int run_as_node(const gpubench::Options& options, const std::vector<int>& devices,
+                const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original) {
+  if (options.out.empty() || options.out_format != "json") {
+    std::fprintf(stderr, "gpubench: a run over several GPUs writes one report of the node: add --benchmark_out=FILE "
+                         "(JSON), or GPUBENCH_NODE=serial to run them one after the other in this process\n");
+    return 2;
+  }
+  char self[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  gpubench::app::NodeRun node;
+  node.gpus = devices;
+  node.selected = selected;
+  node.binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
+  node.out = options.out;
+  for (const std::string& arg : rerun_args(original))
+    if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
+  const gpubench::app::NodeResult result = gpubench::app::run_node(node);
+  if (!result.ok) {
+    std::fprintf(stderr, "gpubench: %s\n", result.message.c_str());
+    return 3;
+  }
+  std::fprintf(stderr, "gpubench: %d rows of %zu GPUs (node)\n", result.rows, devices.size());
+  const bool gpu_rows = gpubench::app::host_only(selected).size() < selected.size();
+  return finish(options, gpu_rows, argv0, original, Outcome{result.failed, result.wrong, result.signal});
 }
 
 }  // namespace
@@ -299,6 +349,9 @@ int main(int argc, char** argv) {
   const std::vector<int> devices =
       plan ? std::vector<int>{0} : options.devices.resolve(options.devices.all ? gpu_count() : 0);
   const bool several_devices = devices.size() > 1;
+  // Several GPUs run as a node (a process each, at once), unless GPUBENCH_NODE=serial asks for one process.
+  const char* node_mode = std::getenv("GPUBENCH_NODE");
+  const bool node_run = several_devices && !plan && !(node_mode != nullptr && std::string(node_mode) == "serial");
   try {
     // The quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
     gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0, plan ? &plan->shape : nullptr);
@@ -336,12 +389,15 @@ int main(int argc, char** argv) {
   gpubench::GpuSession::set_cold_l2(options.cold_l2);
   if (plan) {
     add_plan_context(*plan);
+  } else if (several_devices && node_run) {
+    return run_as_node(options, devices, selected, argv[0], original_args);
   } else if (several_devices) {
     if (!describe_devices(devices)) return 1;
   } else if (!open_the_gpu(devices.front(), all.size(), selected)) {
     return 1;
   }
   benchmark::AddCustomContext("gpubench_preset", options.preset);
+  benchmark::AddCustomContext("gpubench_source_version", GPUBENCH_SOURCE_VERSION);
   // What the run set out to do: a run with fewer rows in its report was cut short (the SKU check's "incomplete").
   benchmark::AddCustomContext("gpubench_rows_planned", std::to_string(selected.size()));
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);
@@ -349,7 +405,9 @@ int main(int argc, char** argv) {
   if (const std::string filter = last_filter(argc, argv); !filter.empty())
     benchmark::AddCustomContext("gpubench_filter", filter);
 
-  run_selected(options, selected);
+  run_selected(options, selected, devices);
   const bool gpu_rows_selected = gpubench::app::host_only(selected).size() < selected.size();
-  return finish(options, gpu_rows_selected, argv[0], original_args);
+  return finish(options, gpu_rows_selected, argv[0], original_args,
+                Outcome{gpubench::failed_benchmarks(), gpubench::wrong_results(),
+                        gpubench::detail::interrupt_signal()});
 }

@@ -130,6 +130,9 @@ void JsonReport::ReportRuns(const std::vector<Run>& runs) {
   }
 }
 
-void JsonReport::Finalize() { GetOutputStream() << report_.dump(2) << '\n'; }
+void JsonReport::Finalize() {
+  if (at_end_ && report_.contains("context")) at_end_(report_["context"]);
+  GetOutputStream() << report_.dump(2) << '\n';
+}
 
 }  // namespace gpubench::app

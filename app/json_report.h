@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench::app {
@@ -20,7 +22,11 @@ class JsonReport : public benchmark::JSONReporter {
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
 
+  // Called once before the report is written: adds to the context what the run learned at its end.
+  void add_context_at_end(std::function<void(nlohmann::ordered_json&)> add) { at_end_ = std::move(add); }
+
  private:
+  std::function<void(nlohmann::ordered_json&)> at_end_;
   nlohmann::ordered_json report_;
   std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
 };

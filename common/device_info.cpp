@@ -47,6 +47,9 @@ DeviceInfo query_device(int index) {
   info.index = index;
   info.name = prop.name;
   info.uuid = uuid_text(prop.uuid);
+  char bus_id[32] = {};
+  std::snprintf(bus_id, sizeof bus_id, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  info.pci_bus_id = bus_id;
   info.major = prop.major;
   info.minor = prop.minor;
   info.sm_count = prop.multiProcessorCount;
@@ -88,6 +91,7 @@ std::vector<std::pair<std::string, std::string>> device_context(const DeviceInfo
       {"gpu_dram_bandwidth_theoretical_gbs", fixed(info.theoretical_dram_gbs(), 1)},
   };
   if (!info.uuid.empty()) rows.emplace_back("gpu_uuid", info.uuid);
+  if (!info.pci_bus_id.empty()) rows.emplace_back("gpu_pci_bus_id", info.pci_bus_id);
   if (const auto throughput = arch_throughput(info.major, info.minor)) {
     rows.emplace_back("gpu_fp32_peak_tflops_at_measured_clock",
                       fixed(peak_tflops(throughput->fp32_fma_per_sm_per_clock, info.sm_count, measured_sm_mhz), 1));

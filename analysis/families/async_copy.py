@@ -7,6 +7,11 @@ from analysis.physics import cases, one
 from analysis.loop_rules import SASS_CONTROL
 
 FAMILIES = ("AsyncCopy",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_load": "memory_latency", "ns_per_load": "memory_latency", "cycles_per_copy": "memory_latency",
+         "ns_per_copy": "memory_latency", "bytes_per_second": "dram_bandwidth", "bytes_per_clock_per_sm": "dram_bandwidth",
+         "fraction_of_peak": "dram_bandwidth"}
+
 ORDER = 16
 SECTION = "Asynchronous copies (TMA, cp.async)"
 LINE = 128
@@ -116,7 +121,8 @@ def cp_async_values(report):
                     rows[at].value("cycles_per_copy") if at is not None else None,
                     "cycles", ", ".join(r.short_name for r in source),
                     "cycles per dependent copy by set: " + "; ".join(parts)
-                    + ("" if at is not None else f" (none from {level}, the set this value is read at)"))
+                    + ("" if at is not None else f" (none from {level}, the set this value is read at)"),
+                    set_by="sm" if level == "L1" else "part")
     for via, label in (("cp_async_cg", "cp.async.cg 16 B"), ("ld_st_cg", "ld.global.cg + st.shared 16 B")):
         rows = report.rows(f"AsyncCopy/copy_bandwidth_{via}", "bytes_per_second", width=16)
         key = f"memory.async.{via}_bandwidth_dram"

@@ -5,6 +5,16 @@ from analysis.physics import cases, near
 from analysis.values import Value
 
 FAMILIES = ("Atomics",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"atomics_per_clock": "sm_clocks", "atomics_per_second": "sm_time"}
+
+
+def noise_class(row, quantity):
+    """Global atomics are served by the L2 slices: a cache's rate, not the SM's."""
+    if row.registered.startswith("Atomics/global") and quantity in NOISE:
+        return "cache_bandwidth"
+    return None
+
 ORDER = 45
 SECTION = "Atomics"
 UNIT = "atomics/clk"
@@ -40,7 +50,9 @@ def card(report):
         per_lane = rate_row(report, AGAINST.get(registered, registered), 1) if lanes > 1 else None
         if per_lane is not None:
             text += f"; a counter per lane is {per_lane.value('atomics_per_clock') / per_clock:.1f}x as fast"
-        yield Value(key, SECTION, label, per_clock, UNIT, row.short_name, text)
+        # Shared-memory atomics are the SM's; L2 atomics depend on the L2 slices behind it.
+        yield Value(key, SECTION, label, per_clock, UNIT, row.short_name, text,
+                    set_by="sm" if key.startswith("atomics.shared") else "part")
 
 
 # --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---

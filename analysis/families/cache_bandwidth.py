@@ -5,6 +5,9 @@ import math
 from analysis.values import Value, mean_rows, median
 
 FAMILIES = ("CacheBandwidth",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "cache_bandwidth", "bytes_per_clock_per_sm": "cache_bandwidth"}
+
 ORDER = 51
 SECTION = "Bandwidth"
 
@@ -87,7 +90,8 @@ def card(report):
         if "fabric_share" in level and level["name"] != "L2":
             text += f"; {level['fabric_share']:.0%} of L2 read sectors crossed the partitions' fabric"
         yield Value(key + ".bytes_per_clock_per_sm", SECTION, f"{level['name']} read bandwidth",
-                    level["bytes_per_clock_per_sm"], "B/clk/SM", source, text)
+                    level["bytes_per_clock_per_sm"], "B/clk/SM", source, text,
+                    set_by="sm" if level["name"] == "L1" else "part")  # L2's per-SM share depends on the L2
     if not found:
         yield Value.missing("bandwidth.levels", SECTION, "L1 / L2 / DRAM read bandwidth by working set", "B/s")
 

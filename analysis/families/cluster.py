@@ -6,6 +6,10 @@ from analysis.values import Value, median
 from analysis.loop_rules import SASS_CONTROL
 
 FAMILIES = ("Cluster",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_load": "sm_clocks", "bytes_per_clock_per_block": "sm_clocks", "bytes_per_clock_per_sm": "sm_clocks",
+         "ns_per_load": "sm_time", "bytes_per_second": "sm_time"}
+
 ORDER = 15
 SECTION = "Thread-block clusters (distributed shared memory)"
 
@@ -21,7 +25,7 @@ def latency_values(report):
         if own:
             text += f"; {own[0].value('cycles_per_load'):.1f} through the cluster window (ld.shared::cluster)"
         yield Value(key, SECTION, label, local[0].value("cycles_per_load"), "cycles",
-                    ", ".join(r.short_name for r in local + own[:1]), text)
+                    ", ".join(r.short_name for r in local + own[:1]), text, set_by="sm")
     remote = [r for r in report.rows("Cluster/dsmem_latency", "cycles_per_load") if r.args.get("rank", 0) > 0]
     sizes = sorted({int(r.args["cluster"]) for r in remote})
     if not sizes:
@@ -39,7 +43,7 @@ def latency_values(report):
                 f"{high.value('peer_sm', -1):.0f})")
         source = f"Cluster/dsmem_latency/cluster:{size}/rank:{rows[0].args['rank']}..{rows[-1].args['rank']}"
         yield Value(f"memory.cluster.dsmem_latency_{size}", SECTION, f"another block's, cluster of {size}",
-                    median(cycles), "cycles", f"{source} ({len(rows)} rows)", text)
+                    median(cycles), "cycles", f"{source} ({len(rows)} rows)", text, set_by="sm")
 
 
 def bandwidth_values(report):
@@ -59,7 +63,7 @@ def bandwidth_values(report):
             if size > 1 and local:
                 text += f" ({row.value('bytes_per_clock_per_block') / local[0].value('bytes_per_clock_per_block'):.0%} of own)"
             yield Value(f"memory.cluster.bandwidth_{verb}_{size}", SECTION, f"every block {verb} {whose} (16 B)",
-                        row.value("bytes_per_clock_per_block"), "bytes/clk per SM", row.short_name, text)
+                        row.value("bytes_per_clock_per_block"), "bytes/clk per SM", row.short_name, text, set_by="sm")
 
 
 def card(report):

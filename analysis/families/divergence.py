@@ -3,6 +3,9 @@ from analysis.values import Value
 from analysis.physics import cases, near
 
 FAMILIES = ("Divergence",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_path": "sm_clocks", "slowdown": "sm_clocks", "ns_per_path": "sm_time"}
+
 ORDER = 40
 SECTION = "Control flow and shared memory"
 
@@ -17,7 +20,7 @@ def card(report):
         row = paths[count]
         yield Value(f"divergence.slowdown_{count}", SECTION, label, float(row["slowdown"]), "x", row.short_name,
                     f"{float(row['slowdown']):.2f}x the converged warp, {float(row['cycles_per_path']):.0f} cycles per path",
-                    better="exact")  # N paths cost N times one: off either way is a fault
+                    better="exact", set_by="sm")  # N paths cost N times one: off either way is a fault
 
 
 # --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---

@@ -7,6 +7,9 @@ from analysis.values import Value
 from analysis.physics import one
 
 FAMILIES = ("Energy",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {}  # energy per operation from the board's power sensor: shown, not judged
+
 ORDER = 85
 SECTION = "Energy"
 FLOP, BIT = ("pj_per_flop", "pJ/FLOP"), ("pj_per_bit", "pJ/bit")

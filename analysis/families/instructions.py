@@ -5,6 +5,10 @@ from analysis.physics import cases, one
 from analysis.loop_rules import PTX_CONTROL, SASS_CONTROL
 
 FAMILIES = ("InstructionLatency", "InstructionThroughput")
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_op": "sm_clocks", "cycles_per_op_per_thread": "sm_clocks", "ops_per_clock_per_sm": "sm_clocks",
+         "fraction_of_peak": "sm_clocks", "ns_per_op": "sm_time", "tops": "sm_time", "tflops": "sm_time"}
+
 ORDER = 30
 SECTION = "Compute"
 # The instructions the card reports, as the kernels name them (kernels/compute/instruction_chains.cuh).
@@ -19,7 +23,7 @@ def card(report):
             row = latency[0]
             yield Value(f"compute.{name}.latency_cycles", SECTION, f"{label} latency", float(row["cycles_per_op"]),
                         "cycles", row.short_name,
-                        f"{float(row['cycles_per_op']):.2f} cycles, {float(row['ns_per_op']):.2f} ns")
+                        f"{float(row['cycles_per_op']):.2f} cycles, {float(row['ns_per_op']):.2f} ns", set_by="sm")
         else:
             yield Value.missing(f"compute.{name}.latency_cycles", SECTION, f"{label} latency", "cycles")
         cells = report.rows(f"InstructionThroughput/{name}", "fraction_of_peak")
@@ -28,7 +32,7 @@ def card(report):
             fraction = float(best["fraction_of_peak"])
             yield Value(f"compute.{name}.fraction_of_peak", SECTION, f"{label} throughput", fraction, "of peak",
                         best.short_name + f" (best of {len(cells)} cells)",
-                        f"{fraction:.1%} of peak, {float(best['tops']):.1f} T results/s")
+                        f"{fraction:.1%} of peak, {float(best['tops']):.1f} T results/s", set_by="sm")
         else:
             yield Value.missing(f"compute.{name}.fraction_of_peak", SECTION, f"{label} throughput", "of peak")
 

@@ -5,6 +5,9 @@ from analysis.values import Value, mean_rows
 from analysis.physics import one
 
 FAMILIES = ("LoadILP",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "dram_bandwidth", "bytes_per_clock_per_sm": "dram_bandwidth", "fraction_of_peak": "dram_bandwidth"}
+
 ORDER = 61
 SECTION = "Memory-level parallelism"
 

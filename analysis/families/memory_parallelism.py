@@ -4,6 +4,9 @@ from analysis.families import stream
 from analysis.values import Value, mean_rows, short
 
 FAMILIES = ("MemoryParallelism",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_step": "memory_latency", "ns_per_step": "memory_latency", "bytes_per_second": "dram_bandwidth"}
+
 ORDER = 60
 SECTION = "Memory-level parallelism"
 

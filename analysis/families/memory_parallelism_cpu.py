@@ -2,6 +2,9 @@
 from analysis.values import Value, mean_rows, short
 
 FAMILIES = ("MemoryParallelismCPU",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "host", "ns_per_load_per_chain": "host", "ns_per_load": "host"}
+
 ORDER = 62
 SECTION = "Memory-level parallelism"
 

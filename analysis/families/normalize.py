@@ -3,6 +3,9 @@
 from analysis.values import Value
 
 FAMILIES = ("Normalize",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "dram_bandwidth"}
+
 ORDER = 80
 SECTION = "A kernel under the microscope: Normalize"
 VARIANTS = [("Normalize/base", {"dl": 8}, "base (a thread per vector)", "base"),
@@ -21,4 +24,5 @@ def card(report):
         yield Value(f"normalize.{key}.insn_per_element", SECTION, label, float(fastest["insn_per_element"]),
                     "instructions per element", fastest.short_name,
                     f"{float(fastest['insn_per_element']):.1f} instructions per element; fastest at "
-                    f"{int(fastest.args['warps'])} warps per block, {float(fastest['real_time']) / 1e3:.1f} us")
+                    f"{int(fastest.args['warps'])} warps per block, {float(fastest['real_time']) / 1e3:.1f} us",
+                    set_by="sm")  # the compiler's instructions for the architecture

@@ -2,6 +2,9 @@
 from analysis.physics import cases
 
 FAMILIES = ("Occupancy", "OccupancySeed")
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "dram_bandwidth", "time": "launch_time"}  # the seed's lean and fat kernels: their time
+
 
 
 # --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---

@@ -3,6 +3,10 @@ and load-to-use latency in peer memory against local memory (docs/experiments/pe
 from analysis.values import Value, mean_rows, short, size_text
 
 FAMILIES = ("Peer",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "link_bandwidth", "fraction_of_link": "link_bandwidth", "cycles_per_load": "memory_latency",
+         "ns_per_load": "memory_latency"}
+
 ORDER = 70
 SECTION = "Interconnect"
 DIRECTIONS = ((0, "copy to the peer GPU", "to"), (1, "copy from the peer GPU", "from"),

@@ -6,6 +6,9 @@ from analysis.physics import one
 from analysis.loop_rules import PTX_CONTROL, SASS_CONTROL
 
 FAMILIES = ("RegisterBankConflict",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_fma": "sm_clocks", "ns_per_fma": "sm_time"}
+
 ORDER = 31
 SECTION = "Compute"
 PATTERNS = {"one_bank": "ffma_one_bank", "even": "ffma_even_registers", "spread": "ffma_spread"}
@@ -46,7 +49,8 @@ def card(report):
         even = rows["even"].value("cycles_per_fma")
         text += f"; sources in even registers {even:.2f}, {bank_reading(cost_one, even - spread)}"
         source += f", {rows['even'].short_name}"
-    yield Value("compute.register_bank.conflict_cycles", SECTION, label, cost_one, "cycles per FFMA", source, text)
+    yield Value("compute.register_bank.conflict_cycles", SECTION, label, cost_one, "cycles per FFMA", source, text,
+                set_by="sm")
 
 
 # --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---

@@ -6,6 +6,9 @@ from analysis.values import Value
 from analysis.physics import one
 
 FAMILIES = ("SharedBankConflict",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_load": "sm_clocks", "ns_per_load": "sm_time"}
+
 LEGACY = ("SharedBankConflict/Ways",)  # runs from before the stride sweep (read for them, no longer registered)
 ORDER = 41
 SECTION = "Control flow and shared memory"
@@ -39,7 +42,7 @@ def card(report):
         yield Value("shared.cycles_per_conflict_way", SECTION, "shared-memory bank conflict", slope, "cycles per way",
                     f"SharedBankConflict 4-byte loads, degree {ways[0][0]:.0f}..{ways[-1][0]:.0f} ({len(ways)} rows)",
                     f"{slope:.2f} cycles per way (degree 1: {ways[0][1]:.2f}, {ways[-1][0]:.0f}: "
-                    f"{ways[-1][1]:.2f} cycles per warp load)")
+                    f"{ways[-1][1]:.2f} cycles per warp load)", set_by="sm")
     else:
         yield Value.missing("shared.cycles_per_conflict_way", SECTION, "shared-memory bank conflict", "cycles per way")
     patterns = [r for r in report.rows("SharedBankConflict", "wavefronts_per_load") if "predicted_wavefronts" in r]
@@ -48,12 +51,14 @@ def card(report):
                  <= 0.01 * float(r["predicted_wavefronts"])]
         yield Value("shared.model_agreement", SECTION, "bank model against CUPTI wavefronts", len(agree) / len(patterns),
                     "of patterns", f"SharedBankConflict ({len(patterns)} rows)",
-                    f"{len(agree)} of {len(patterns)} access patterns took the predicted wavefronts (within 1%)")
+                    f"{len(agree)} of {len(patterns)} access patterns took the predicted wavefronts (within 1%)",
+                    set_by="sm")
     tiles = {layout(r): float(r["cycles_per_load"]) for r in report.rows("SharedBankConflict/Transpose", "cycles_per_load")}
     if tiles:
         yield Value("shared.transpose_column_read", SECTION, "tile column read (transpose)", tiles.get("naive"),
                     "cycles per warp load", "SharedBankConflict/Transpose",
-                    ", ".join(f"{name} {cycles:.2f}" for name, cycles in sorted(tiles.items())) + " cycles per warp load")
+                    ", ".join(f"{name} {cycles:.2f}" for name, cycles in sorted(tiles.items())) + " cycles per warp load",
+                    set_by="sm")
 
 
 # --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---

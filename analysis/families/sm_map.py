@@ -4,6 +4,9 @@ run (docs/experiments/sm_map.md)."""
 from analysis.values import Value
 
 FAMILIES = ("SmMap",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"rate_median": "sm_clocks", "latency_median": "memory_latency", "worst_vs_median": "sm_clocks"}
+
 ORDER = 90
 SECTION = "Every SM at once"
 
@@ -55,7 +58,7 @@ def map_values(report, case, label, series, unit, lower, tolerance, gpcs, sm_cou
     worst_sm, worst = min(readings, key=lambda item: ratio(item[1]))
     spread = f"{values[0]:.4g}-{values[-1]:.4g} over {n} SMs"
     yield Value(key + ".median", SECTION, f"{label}, median SM", m, unit, row.short_name,
-                f"{m:.4g} {unit}, {spread}", better="lower" if lower else "higher")
+                f"{m:.4g} {unit}, {spread}", better="lower" if lower else "higher", set_by="sm")
     if outside:
         text = "outside: " + "; ".join(f"{where(sm, gpcs)} {ratio(v):.3f}" for sm, v in outside[:6]) + \
                (f" and {len(outside) - 6} more" if len(outside) > 6 else "")

@@ -2,6 +2,9 @@
 from analysis.physics import cases, near
 
 FAMILIES = ("StridedCopy",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "dram_bandwidth"}
+
 
 
 # --- physics: what the experiment exists to show, with wide margins (test/validation/validate_physics.py) ---

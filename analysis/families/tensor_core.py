@@ -7,6 +7,10 @@ from analysis.physics import cases, one
 from analysis.loop_rules import SASS_CONTROL
 
 FAMILIES = ("TensorCore",)
+# compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
+NOISE = {"cycles_per_mma": "sm_clocks", "cycles_per_wgmma": "sm_clocks", "tensor_ops_per_clock_per_sm": "sm_clocks",
+         "fraction_of_peak": "sm_clocks", "ns_per_mma": "sm_time", "ns_per_wgmma": "sm_time", "tensor_tops": "sm_time"}
+
 ORDER = 32
 SECTION = "Tensor cores"
 MMA_SYNC = ("f16_f32", "f16_f16", "bf16_f32", "tf32_f32", "e4m3_f32", "e5m2_f32", "s8_s32", "f64_f64",
@@ -60,7 +64,7 @@ def mma_sync_values(report):
         text = f"{latency[0].value('cycles_per_mma'):.1f} cycles per mma (one warp's chain); " if latency else ""
         text += f"best {rate_text(top)} with {top.args['chains']} chains x {top.args['warps']} warps per SM"
         source = ", ".join(r.short_name for r in latency[:1] + [top])
-        yield Value(key, SECTION, label, top.value("fraction_of_peak"), "fraction of peak", source, text)
+        yield Value(key, SECTION, label, top.value("fraction_of_peak"), "fraction of peak", source, text, set_by="sm")
 
 
 def wgmma_values(report):
@@ -75,7 +79,7 @@ def wgmma_values(report):
                 if latency else "")
         text += f"best {rate_text(top)}, N = {top.args['n']}, {top.args['warpgroups']} warpgroup(s) per SM"
         source = ", ".join(r.short_name for r in latency[:1] + [top])
-        yield Value(key, SECTION, label, top.value("fraction_of_peak"), "fraction of peak", source, text)
+        yield Value(key, SECTION, label, top.value("fraction_of_peak"), "fraction of peak", source, text, set_by="sm")
 
 
 def n_scaling(report):
@@ -100,7 +104,7 @@ def n_scaling(report):
     text = "; ".join(parts) + " of peak (latency)"
     text += f"; {near[0]} is the smallest N at {NEAR_PEAK:.0%}" if near else f"; no N reached {NEAR_PEAK:.0%}"
     source = "TensorCore/wgmma_f16_f32_ss, TensorCore/wgmma_latency_f16_f32_ss"
-    yield Value(key, SECTION, label, float(near[0]) if near else None, "N", source, text)
+    yield Value(key, SECTION, label, float(near[0]) if near else None, "N", source, text, set_by="sm")
 
 
 def zeros_vs_random(report):

@@ -40,7 +40,8 @@ constexpr int kChaseSteps = 1024;
 constexpr std::uint32_t kMaxChaseNodes = 32768;  // 4 MiB of 128-byte lines; fewer where L2 is under 16 MiB
 
 // A fault planted on purpose (GPUBENCH_PLANT, for calibrating the check: docs/verdicts.md): "busy_sm:N" keeps
-// SM N busy from another stream while the map runs; "flip_bit" flips one bit of one block's FMA answer.
+// SM N busy from another stream while the map runs; "flip_bit" flips one bit of one block's FMA answer; either
+// followed by "@G" plants it on GPU G only.
 struct Plant {
   std::optional<int> busy_sm;
   bool flip_bit = false;
@@ -50,7 +51,15 @@ Plant planted() {
   Plant plant;
   const char* text = std::getenv("GPUBENCH_PLANT");
   if (text == nullptr || *text == '\0') return plant;
-  const std::string spec = text;
+  std::string spec = text;
+  // "...@N": on GPU N only (a node run's other GPUs stay healthy).
+  if (const auto at = spec.find('@'); at != std::string::npos) {
+    const std::string gpu = spec.substr(at + 1);
+    if (gpu.empty() || gpu.find_first_not_of("0123456789") != std::string::npos || gpu.size() > 3)
+      throw std::invalid_argument("GPUBENCH_PLANT=" + spec + ": @ takes a GPU index");
+    if (std::stoi(gpu) != device().index) return plant;
+    spec = spec.substr(0, at);
+  }
   const std::string sm = spec.rfind("busy_sm:", 0) == 0 ? spec.substr(8) : std::string();
   if (!sm.empty() && sm.find_first_not_of("0123456789") == std::string::npos && sm.size() < 6 &&
       std::stoi(sm) < device().sm_count) {

@@ -272,8 +272,18 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         state = self.node_state()
         subprocess.run(["scontrol", "update", f"NodeName={self.host}", "State=RESUME"], env=self.env, capture_output=True)
         self.assertTrue(state.startswith("drain"), state)
-        self.assertIn("gpubench: NVIDIA H100 80GB HBM3: abnormal: ", state)
+        self.assertIn("gpubench: abnormal: ", state)
         self.assertIn("stream read (DRAM) rate", state)
+
+    def test_a_configuration_error_never_drains(self):
+        """A typo in a prolog (an unknown preset: gpubench exits 2) or GPUBENCH naming a folder is said, not a
+        verdict about the GPU: the node stays idle."""
+        check = os.path.join(ROOT, "analysis", "node_check.sh")
+        for env, status in ((dict(self.env, GPUBENCH=STANDIN, STANDIN_RUN=CHECK_RUN, NODE_CHECK_PRESET="quik"), 2),
+                            (dict(self.env, GPUBENCH=self.tmp), 2)):
+            done = subprocess.run([check], env=env, capture_output=True, text=True, timeout=120)
+            self.assertEqual(done.returncode, status, done.stdout + done.stderr)
+            self.assertTrue(self.node_state().startswith("idle"), (done.stdout, self.node_state()))
 
     def test_the_recipe_says_why_when_gpubench_is_missing(self):
         fleet = os.path.join(self.tmp, "fleet")

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""compare.py's noise model from runs of identical code: for every class of measurement (analysis/noise.py), the
+floor run to run on one board and the floor board to board, and the counters that stayed fixed; written into
+analysis/noise_model.json.
+
+    make_noise.py --source "what the runs were" RUN.json ... [--out FILE]
+
+Every two runs of one GPU name and preset are a pair: of one board (gpu_uuid) or of two. For each pair, each row
+both measured and each result its family declares a class for, the change |after / before - 1| against K x the
+larger own spread of the two rows: a class's floor in a scope is the least that calls none of its pairs slower or
+faster (half the largest change beyond 2 K x its spread), times --margin, at least --minimum. A counter the
+catalog calls fixed is proven fixed for a family when it moved by at most --fixed-tolerance in every pair, on
+runs of at least --min-skus GPU names.
+"""
+import argparse
+import itertools
+import json
+import sys
+import os
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis import cli, compare, noise  # noqa: E402
+from analysis import report as report_model  # noqa: E402
+
+
+def parts_of(paths):
+    """[(path, board, gpu name, preset, {name: Side}, fixed counters)] of every GPU of every run."""
+    found = []
+    for path in paths:
+        report = cli.load(path)
+        fixed = report.fixed_counters()
+        for gpu, part in report.devices():
+            own = [r for r in part.all_rows if gpu is None or r.gpu is not None]
+            sides, _ = compare.sides_of(own)
+            sides = {name.replace(f"/gpu:{gpu}", "") if gpu is not None else name: s for name, s in sides.items()}
+            found.append((path, part.context.get("gpu_uuid") or f"{path}#{gpu}", part.context.get("gpu_name"),
+                          part.context.get("gpubench_preset", "quick"), sides, fixed))
+    return found
+
+
+def at_equal_clock(before, after, quantity, better):
+    """The change of a quantity, at equal SM clock where the two rows' clocks differ by more than compare.py's
+    tolerance and the quantity is not already per clock: compare calls such a change "slower (clock)", never
+    "slower", so it is no false alarm of the noise."""
+    bm, am = before.median(quantity), after.median(quantity)
+    change = am / bm - 1
+    clock_b, clock_a = before.clock(), after.clock()
+    if clock_b and clock_a and abs(clock_a / clock_b - 1) > compare.CLOCK_TOLERANCE \
+            and not report_model.per_clock(quantity):
+        ratio = clock_a / clock_b
+        change = (am * ratio if better == "lower" else am / ratio) / bm - 1
+    return change
+
+
+def changes(parts):
+    """({class: {scope: [(change, spread, row quantity)]}}, {(family, counter): [change]}, {(family, counter):
+    {gpu names}}, {scope: pairs})."""
+    by_class, fixed_moves, fixed_seen, pairs = {}, {}, {}, {noise.SAME_BOARD: 0, noise.CROSS_BOARD: 0}
+    for b, a in itertools.combinations(parts, 2):
+        if b[2] != a[2] or b[3] != a[3]:
+            continue  # pairs of one GPU name and preset only
+        where = noise.scope(b[1], a[1])
+        pairs[where] += 1
+        for name, before in b[4].items():
+            after = a[4].get(name)
+            if after is None:
+                continue
+            row = before.rows[0]
+            for q in before.results:
+                if q not in before.samples or q not in after.samples:
+                    continue
+                cls = noise.class_of(row, q)
+                bm, am = before.median(q), after.median(q)
+                if cls is None or not bm:
+                    continue
+                spread = max(before.spread(q), after.spread(q))
+                by_class.setdefault(cls, {}).setdefault(where, []).append(
+                    (abs(at_equal_clock(before, after, q, before.results[q])), spread, f"{name} {q}"))
+            for q in b[5]:
+                if q in before.results or q not in before.samples or q not in after.samples:
+                    continue
+                bm, am = before.median(q), after.median(q)
+                change = abs(am / bm - 1) if bm else (0.0 if am == bm else 1.0)
+                fixed_moves.setdefault((row.family, q), []).append(change)
+                fixed_seen.setdefault((row.family, q), set()).add(b[2])
+    return by_class, fixed_moves, fixed_seen, pairs
+
+
+def make_model(paths, source, factor=2.0, margin=1.25, minimum=0.005, fixed_tolerance=0.005, min_skus=2):
+    for flag, value in (("--k", factor), ("--margin", margin), ("--minimum", minimum),
+                        ("--fixed-tolerance", fixed_tolerance)):
+        if not value > 0:
+            raise cli.UsageError(f"{flag} must be positive, got {value}")
+    parts = parts_of(paths)
+    names = sorted({p[2] or "(no GPU)" for p in parts})
+    if len(names) < min_skus:
+        raise cli.UsageError(f"the runs come from {len(names)} GPU name(s) ({', '.join(names)}): a noise model that "
+                             f"holds on any GPU needs runs of at least {min_skus} (--min-skus)")
+    by_class, fixed_moves, fixed_seen, pairs = changes(parts)
+    if not pairs[noise.SAME_BOARD] or not pairs[noise.CROSS_BOARD]:
+        raise cli.UsageError(f"{pairs[noise.SAME_BOARD]} pairs of one board and {pairs[noise.CROSS_BOARD]} of two: "
+                             "the model needs both (run twice on a board, and on several boards)")
+    classes = {}
+    for cls in sorted(by_class):
+        entry = {"meaning": noise.CLASSES[cls]}
+        for where in (noise.SAME_BOARD, noise.CROSS_BOARD):
+            found = by_class[cls].get(where, [])
+            if not found:
+                continue
+            beyond = [c for c in found if c[0] > 2 * factor * c[1]]
+            worst = max(beyond, default=None)
+            needed = worst[0] / 2 if worst else 0.0
+            entry[where] = round(max(minimum, margin * needed), 4)
+            entry[f"{where}_results"] = len(found)
+            entry[f"{where}_largest"] = round(max(c[0] for c in found), 4)
+            if worst:
+                entry[f"{where}_set_by"] = worst[2]
+        if noise.SAME_BOARD not in entry and noise.CROSS_BOARD in entry:
+            entry[noise.SAME_BOARD] = entry[noise.CROSS_BOARD]  # no pair of one board: the wider floor
+        if cls in noise.NOT_JUDGED:
+            entry["judged"] = False
+        classes[cls] = entry
+    fixed = {}
+    for (family, counter), moves in sorted(fixed_moves.items()):
+        if max(moves) <= fixed_tolerance and len(fixed_seen[(family, counter)]) >= min_skus:
+            fixed.setdefault(family, []).append(counter)
+    boards = sorted({p[1] for p in parts})
+    return {"version": 1, "about": "compare.py's noise by class of measurement and scope (analysis/noise.py); made "
+                                   "by make_noise.py", "own_spread_factor": factor, "fixed_tolerance": fixed_tolerance,
+            "classes": classes, "fixed": fixed,
+            "made": {"runs": len(paths), "gpus": len(parts), "boards": len(boards), "gpu_names": names,
+                     "pairs": pairs, "margin": margin, "minimum": minimum, "source": source}}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+")
+    parser.add_argument("--source", required=True, help="what the runs were (devices, boards, commands, dates)")
+    parser.add_argument("--out", default=noise.MODEL)
+    parser.add_argument("--k", type=float, default=2.0, help="times a row's own spread that is its own noise")
+    parser.add_argument("--margin", type=float, default=1.25)
+    parser.add_argument("--minimum", type=float, default=0.005)
+    parser.add_argument("--fixed-tolerance", type=float, default=0.005)
+    parser.add_argument("--min-skus", type=int, default=2)
+    args = parser.parse_args()
+    model = make_model(args.runs, args.source, args.k, args.margin, args.minimum, args.fixed_tolerance, args.min_skus)
+    cli.writable(args.out, "noise model")
+    with open(args.out, "w") as f:
+        json.dump(model, f, indent=1)
+        f.write("\n")
+    print(f"{args.out}: {len(model['classes'])} classes from {model['made']['pairs']} pairs on "
+          f"{model['made']['boards']} boards of {', '.join(model['made']['gpu_names'])}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.main(main))

@@ -1,0 +1,76 @@
+"""compare.py's noise: every result a row reports belongs to a class of measurement that its family declares
+(`NOISE` in its module of analysis/families/: {quantity: class}, or a function `noise_class(row, quantity)`), and
+each class has two calibrated floors, run to run on one board and board to board, that hold on any GPU
+(analysis/noise_model.json, made by make_noise.py from runs of identical code on several boards of more than one
+SKU). A result whose family declares no class for it is shown, never judged; so is a host row's.
+"""
+import json
+import os
+
+from analysis import families
+
+MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "noise_model.json")
+SAME_BOARD, CROSS_BOARD = "same_board", "cross_board"
+
+CLASSES = {
+    "sm_clocks": "a latency or rate inside the SM counted in its clocks: a dependent chain, a pipe's or tensor "
+                 "core's issue rate, a fraction of a pipe's peak, shared-memory and DSMEM loads",
+    "sm_time": "the same in nanoseconds or per second: it moves with the SM clock",
+    "memory_latency": "a load-to-use chase through the caches, DRAM or a peer's memory, on a plateau",
+    "capacity_edge": "a chase at a point chosen on either side of a capacity edge (TLB reach, the L1 under a "
+                     "carveout): where pages land moves it",
+    "cache_bandwidth": "a stream from L1 or L2",
+    "dram_bandwidth": "a stream from or to DRAM (or a working set that spills to it)",
+    "link_bandwidth": "a copy to or from another GPU",
+    "launch_time": "the time of a whole short kernel, its launch included",
+    "host": "a host row: the CPU and its memory, shared with whatever else runs there",
+}
+NOT_JUDGED = {"host": "host rows: a shared host moves them by tens of percent between runs (shown, never judged)"}
+
+
+def load(path=MODEL):
+    with open(path) as f:
+        model = json.load(f)
+    unknown = set(model.get("classes", {})) - set(CLASSES)
+    if unknown:
+        raise ValueError(f"{path}: classes {', '.join(sorted(unknown))} are not declared in analysis/noise.py")
+    return model
+
+
+_DECLARED = None
+
+
+def declarations():
+    """{family: module} of every family module."""
+    global _DECLARED
+    if _DECLARED is None:
+        _DECLARED = {family: module for module in families.modules() for family in module.FAMILIES}
+    return _DECLARED
+
+
+def class_of(row, quantity):
+    """The declared class of a row's result quantity, or None (not judged)."""
+    module = declarations().get(row.family)
+    if module is None:
+        return None
+    if hasattr(module, "noise_class"):
+        found = module.noise_class(row, quantity)
+        if found is not None:
+            return found
+    return getattr(module, "NOISE", {}).get(quantity)
+
+
+def scope(uuid_before, uuid_after):
+    """Run to run on one board, or board to board (also when a run does not say its board)."""
+    return SAME_BOARD if uuid_before and uuid_before == uuid_after else CROSS_BOARD
+
+
+def floor(model, cls, where):
+    """The class's calibrated floor in this scope, or None when the model has none (the result is not judged)."""
+    entry = model.get("classes", {}).get(cls)
+    return entry.get(where) if entry else None
+
+
+def proven_fixed(model, family, counter):
+    """Whether runs of identical code on several boards and SKUs kept this counter of this family fixed."""
+    return counter in model.get("fixed", {}).get(family, [])

@@ -1,0 +1,38 @@
+// A run over several GPUs as a node: one child gpubench per GPU at once for the per-GPU rows, then the Peer rows
+// in rounds of disjoint pairs (node_schedule.h), every ordered pair, their reports merged into one JSON of the
+// same shape as a run over several GPUs in one process (rows tagged /gpu:N, GPU context keys suffixed /gpu:N).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench::app {
+
+struct NodeRun {
+  std::vector<int> gpus;
+  std::vector<std::string> selected;  // the parent's selection, row names tagged /gpu:N
+  std::vector<std::string> args;      // the user's flags, less device, filter, output, card and verdict
+  std::string binary;                 // this gpubench
+  std::string out;                    // the merged JSON (required)
+};
+
+struct NodeResult {
+  bool ok = false;
+  std::string message;   // why not, when !ok
+  int rows = 0;          // rows the merged report holds
+  int failed = 0;        // rows that ended in an error
+  std::vector<std::string> wrong;  // rows whose verified results were wrong
+  int signal = 0;        // a signal that stopped it
+};
+
+NodeResult run_node(const NodeRun& node);
+
+// The one-GPU rows of `gpu` among the parent's `selected` (its /gpu:N tag taken off), and whether any is a Peer row.
+std::vector<std::string> rows_of_gpu(const std::vector<std::string>& selected, int gpu, bool peer);
+
+// A child's report merged into `merged` as GPU `gpu`'s: rows tagged, GPU context keys suffixed.
+void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& child, int gpu, bool first_of_gpu);
+
+}  // namespace gpubench::app

@@ -1,0 +1,13 @@
+// The NVLink rounds of a node run: every pair of GPUs once, in rounds of disjoint pairs (the circle method of a
+// round-robin tournament: n - 1 rounds for even n, n for odd, one GPU resting each round), so no GPU is in two
+// timed copies at once. A pair runs both of its ordered directions, one after the other.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+namespace gpubench::app {
+
+std::vector<std::vector<std::pair<int, int>>> round_robin(const std::vector<int>& gpus);
+
+}  // namespace gpubench::app

@@ -1,0 +1,97 @@
+// The node run's schedule (every pair of GPUs in rounds of disjoint pairs) and the merge of its children's reports
+// into one report of the node, on the CPU.
+#include "app/node_run.h"
+#include "app/node_schedule.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace gpubench::app {
+namespace {
+
+std::vector<int> first(int n) {
+  std::vector<int> gpus;
+  for (int i = 0; i < n; ++i) gpus.push_back(i);
+  return gpus;
+}
+
+TEST(NodeSchedule, EveryPairOnceAndNoGpuTwiceInARound) {
+  for (int n = 2; n <= 8; ++n) {
+    const auto rounds = round_robin(first(n));
+    EXPECT_EQ(rounds.size(), static_cast<std::size_t>(n % 2 == 0 ? n - 1 : n)) << n << " GPUs";
+    std::set<std::pair<int, int>> seen;
+    for (const auto& round : rounds) {
+      std::set<int> busy;
+      for (const auto& [a, b] : round) {
+        EXPECT_LT(a, b);
+        EXPECT_TRUE(busy.insert(a).second) << "GPU " << a << " twice in a round of " << n;
+        EXPECT_TRUE(busy.insert(b).second) << "GPU " << b << " twice in a round of " << n;
+        EXPECT_TRUE(seen.insert({a, b}).second) << a << "-" << b << " twice, " << n << " GPUs";
+      }
+      EXPECT_GE(busy.size(), static_cast<std::size_t>(n - 1));  // at most one GPU rests
+    }
+    // Each pair runs both ordered directions: every ordered pair exactly once.
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2)) << n << " GPUs";
+  }
+}
+
+TEST(NodeSchedule, ListedGpusAndTooFew) {
+  const auto rounds = round_robin({1, 3, 6});
+  std::set<std::pair<int, int>> seen;
+  for (const auto& round : rounds)
+    for (const auto& pair : round) seen.insert(pair);
+  EXPECT_EQ(seen, (std::set<std::pair<int, int>>{{1, 3}, {1, 6}, {3, 6}}));
+  EXPECT_TRUE(round_robin({0}).empty());
+  EXPECT_TRUE(round_robin({}).empty());
+}
+
+TEST(NodeRun, RowsOfOneGpuLoseTheirTagAndPeerRowsGoApart) {
+  const std::vector<std::string> selected = {"Stream/read/gpu:0/MiB:8", "Stream/read/gpu:1/MiB:8",
+                                             "Stream/read/gpu:10/MiB:8", "Peer/copy/gpu:1/peer:0/MiB:2048",
+                                             "SmMap/fma/gpu:1", "PointerChaseCPU/bytes:4096"};
+  EXPECT_EQ(rows_of_gpu(selected, 1, false), (std::vector<std::string>{"Stream/read/MiB:8", "SmMap/fma"}));
+  EXPECT_EQ(rows_of_gpu(selected, 1, true), (std::vector<std::string>{"Peer/copy/peer:0/MiB:2048"}));
+  EXPECT_EQ(rows_of_gpu(selected, 10, false), (std::vector<std::string>{"Stream/read/MiB:8"}));
+}
+
+TEST(NodeRun, ChildrenMergeAsOneRunOverSeveralGpus) {
+  const auto child = [](const std::string& uuid, const std::string& end) {
+    return nlohmann::ordered_json{
+        {"context",
+         {{"host_name", "node7"},
+          {"gpu_name", "NVIDIA H200"},
+          {"gpu_uuid", uuid},
+          {"gpubench_other_gpu_processes", "none"},
+          {"gpubench_other_gpu_processes_end", end},
+          {"gpubench_rows_planned", "2"},
+          {"gpubench_filter", "^(a|b)$"}}},
+        {"gpubench", {{"schema", 2}}},
+        {"benchmarks",
+         {{{"name", "Stream/read/MiB:8/manual_time"},
+           {"run_name", "Stream/read/MiB:8/manual_time"},
+           {"gpubench", {{"registered", "Stream/read"}, {"gpu", nullptr}}}}}}};
+  };
+  nlohmann::ordered_json merged;
+  merge_child(merged, child("GPU-a", "none"), 0, true);
+  merge_child(merged, child("GPU-b", "none"), 1, true);
+  merge_child(merged, child("GPU-b-later", "1 (pid 7 python3 100 MiB)"), 1, false);  // a peer round on GPU 1
+  const auto& context = merged["context"];
+  EXPECT_EQ(context["gpu_uuid/gpu:0"], "GPU-a");
+  EXPECT_EQ(context["gpu_uuid/gpu:1"], "GPU-b");  // a GPU's context from its first child
+  EXPECT_EQ(context["gpubench_other_gpu_processes_end/gpu:1"], "1 (pid 7 python3 100 MiB)");  // the end from its last
+  EXPECT_EQ(context["host_name"], "node7");
+  EXPECT_EQ(context["gpubench_rows_planned"], "6");
+  EXPECT_FALSE(context.contains("gpubench_filter"));
+  EXPECT_FALSE(context.contains("gpu_uuid"));
+  ASSERT_EQ(merged["benchmarks"].size(), 3u);
+  EXPECT_EQ(merged["benchmarks"][1]["name"], "Stream/read/gpu:1/MiB:8/manual_time");
+  EXPECT_EQ(merged["benchmarks"][1]["gpubench"]["gpu"], 1);
+  EXPECT_EQ(merged["gpubench"]["schema"], 2);
+}
+
+}  // namespace
+}  // namespace gpubench::app
