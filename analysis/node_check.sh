@@ -31,13 +31,13 @@ flags=("$@")
 status=$?
 # The verdict's last line: "card.py --check: verdict NAME, exit N, ACTION: LINE". Without one there was no
 # verdict about the GPUs (a bad flag, a missing card): say gpubench's last word and drain nothing.
-verdict=$(grep -E "^card.py --check: verdict " "$dir/$node.log" | tail -1)
+verdict=$(grep -E "^(card.py --check|gpubench): verdict " "$dir/$node.log" | tail -1)
 if [ -z "$verdict" ]; then
   line=$(grep -E "^gpubench: " "$dir/$node.log" | tail -1)
   echo "node_check.sh: $node: exit $status: no verdict: ${line:-gpubench printed nothing}"
   exit "$status"
 fi
-verdict=${verdict#card.py --check: verdict }
+verdict=${verdict#*: verdict }
 action=$(echo "$verdict" | sed -E 's/^[a-z_]+, exit [0-9]+, ([a-z]+): .*/\1/')
 echo "node_check.sh: $node: exit $status: $verdict"
 if [ "$action" = drain ] && [ "${NODE_CHECK_DRAIN:-1}" != 0 ] && command -v scontrol >/dev/null; then

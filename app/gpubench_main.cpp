@@ -57,7 +57,7 @@ int gpu_count() {
 // Opens `device` and adds its context rows, keys followed by `key_suffix` (/gpu:N in a run over several
 // GPUs): the session's, and the other processes on it, with a warning when there are any. Throws
 // GpuUnavailable when the GPU cannot be used.
-void describe_gpu(int device, const std::string& key_suffix) {
+std::string describe_gpu(int device, const std::string& key_suffix) {
   gpubench::GpuSession::select_device(device);
   gpubench::GpuSession::get().add_benchmark_context(key_suffix);
   const std::string others = gpubench::app::other_gpu_processes(device);
@@ -67,7 +67,10 @@ void describe_gpu(int device, const std::string& key_suffix) {
                  "and clocks with the run\n",
                  device, others.c_str());
   benchmark::AddCustomContext("gpubench_other_gpu_processes" + key_suffix, others);
+  return others;
 }
+
+bool busy(const std::string& others) { return others != "none" && others.rfind("unknown", 0) != 0; }
 
 // The command line and the environment as Options; false (after saying why) on a bad flag, a Python that
 // does not run, or an output that cannot be written: checked before a run of minutes, not after it.
@@ -171,9 +174,10 @@ bool describe_devices(const std::vector<int>& devices) {
 
 // One GPU's context. Without a GPU only the selected benchmarks that need none run (`selected` shrinks to
 // them); a selection with none, or the whole suite (`all_count` rows), stops here with the reason (false).
-bool open_the_gpu(int device, std::size_t all_count, std::vector<std::string>& selected) {
+// `others`: what else used the GPU when it opened.
+bool open_the_gpu(int device, std::size_t all_count, std::vector<std::string>& selected, std::string& others) {
   try {
-    describe_gpu(device, "");
+    others = describe_gpu(device, "");
   } catch (const gpubench::GpuUnavailable& e) {
     const std::vector<std::string> host = gpubench::app::host_only(selected);
     if (host.empty() || selected.size() == all_count) {
@@ -393,8 +397,19 @@ int main(int argc, char** argv) {
     return run_as_node(options, devices, selected, argv[0], original_args);
   } else if (several_devices) {
     if (!describe_devices(devices)) return 1;
-  } else if (!open_the_gpu(devices.front(), all.size(), selected)) {
+  } else if (std::string others; !open_the_gpu(devices.front(), all.size(), selected, others)) {
     return 1;
+  } else if (options.verdict && busy(others)) {
+    // A GPU another process holds is not fit for the next job, and its numbers could not be judged: the verdict
+    // comes now, not after minutes of rows time-sliced with the other work.
+    for (const auto& status : gpubench::app::kverdicts_exits)
+      if (std::string(status.name) == "busy") {
+        std::fprintf(stderr,
+                     "gpubench: verdict busy, exit %d, %s: busy: other processes used the GPU (at the start %s); "
+                     "nothing measured\n",
+                     status.code, status.action, others.c_str());
+        return status.code;
+      }
   }
   benchmark::AddCustomContext("gpubench_preset", options.preset);
   benchmark::AddCustomContext("gpubench_source_version", GPUBENCH_SOURCE_VERSION);

@@ -205,7 +205,8 @@ GPUBENCH_FAMILY(Peer) {
       for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 2048}))
         add_point(rows, {{"peer", peer}, {"MiB", mib}});
   }
-  auto* chases = family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows);
+  // The node check takes the latency to each peer's memory too (the local chase beside it).
+  auto* chases = in_check(family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows));
   std::vector<std::int64_t> chase_on = {family.device()};  // the local baseline first
   chase_on.insert(chase_on.end(), peers.begin(), peers.end());
   for (std::int64_t on : chase_on)
