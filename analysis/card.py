@@ -17,14 +17,11 @@ docs/verdicts.md says how the limits are made and calibrated.
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
-import tempfile
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, families, ranges, verdict  # noqa: E402
+from analysis import cli, families, links, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 from analysis.values import default_better, rows_of, size_text  # noqa: E402
 
@@ -154,9 +151,17 @@ class Card:
             if v["section"] not in sections:
                 sections.append(v["section"])
         incomplete = {key for f in self.failed for key in f["keys"]}
+        # The check preset's card leaves out of its text the values that preset never sets out to measure (those its
+        # limits do not expect of it; with no limits, those of families with no row in the run); the JSON keeps them.
+        ran = {row.family for row in self.report.all_rows}
+        expected = {key for _, entry in verdict.layer_entries(self.context, self.limits)
+                    for key in (entry.get("expected") or {}).get("check", [])}
+        asked = {v["key"] for v in self.values if v["value"] is not None or v.get("text")
+                 or self.context.get("gpubench_preset") != "check"
+                 or (v["key"] in expected if expected else ran & set(self.families_of.get(v["key"], ())))}
         for section in sections:
             # ns and rates are in their sibling's text; the JSON keeps them as values of their own.
-            entries = [v for v in self.values if v["section"] == section
+            entries = [v for v in self.values if v["section"] == section and v["key"] in asked
                        and not v["key"].endswith((".ns", ".bytes_per_second"))]
             if not entries:
                 continue
@@ -321,7 +326,7 @@ def main():
         if len(built) == 1:
             _, note = write_card(merged.devices()[0][1], prefix, args.plots, built[0][1])
         else:
-            note, _ = write_host_card(merged.devices(), prefix, args.plots, dict(built))
+            note, _ = write_host_card(merged, prefix, args.plots, dict(built), limits)
         if note:
             print(f"card.py: {note}", file=sys.stderr)
         print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
@@ -363,7 +368,11 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
         where = f"GPU {gpu}: " if gpu is not None else ""
         say(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}")
     if len(judged) > 1:
-        status, line = verdict.node_line(judged)
+        link_checks, named = links.judge(links.link_values(report), links.limits_of(report, limits))
+        _, link_lines = links.lines(link_checks, named)
+        for line in link_lines:
+            say(f"card.py --check: {line}")
+        status, line = verdict.node_line(judged, link_lines)
         say(f"card.py --check: node: {line}")
     else:
         status, line = judged[0][2], judged[0][3]
@@ -381,27 +390,78 @@ def write_card(report, prefix, plots, card):
     return (card, markdown), note
 
 
-def write_host_card(parts, prefix, plots, cards_by_gpu):
-    """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), and PREFIX.md/.json
-    holding them all, the JSON's keys as gpu:N/key so that --compare pairs the same GPU's values."""
-    cards, texts, values, notes, built = [], [], [], [], []
-    for gpu, report in parts:
-        (card, markdown), note = write_card(report, f"{prefix}-gpu{gpu}", plots, cards_by_gpu[gpu])
+# The node card's side-by-side values: (label, card key, scale, unit).
+NODE_VALUES = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
+               ("DRAM read, of theoretical", "bandwidth.stream_read.fraction", 100, "%"),
+               ("L2 read", "bandwidth.l2.bytes_per_second", 1e-12, "TB/s"),
+               ("L1 latency", "memory.l1.cycles", 1, "cycles"),
+               ("L2 latency", "memory.l2.cycles", 1, "cycles"),
+               ("DRAM latency", "memory.dram.cycles", 1, "cycles"),
+               ("FP32 FMA, of peak", "compute.ffma.fraction_of_peak", 100, "%"),
+               ("wgmma FP16, of peak", "compute.tensor.wgmma.f16_f32_ss", 100, "%"),
+               ("FP32 FMA, worst SM", "sm_map.fma.worst_vs_median", 1, "of the median"),
+               ("L2 latency, worst SM", "sm_map.l2_latency.worst_vs_median", 1, "of the median"))
+
+
+def node_markdown(report, built, limits):
+    """The node card: the GPUs side by side (a value outside any layer marked), the NVLink matrix, the verdicts."""
+    gpus = [gpu for gpu, _ in built]
+    lines = [f"# Node card: {len(gpus)} GPUs", "",
+             f"{report.context.get('host_name', 'host')}, {report.context.get('gpubench_node', 'one process')}; "
+             f"preset {report.context.get('gpubench_preset', '?')}, {report.context.get('date', '')}. Each GPU's "
+             "card: " + ", ".join(f"`card-gpu{g}.md`" for g in gpus) + " beside this file.", "",
+             "## The GPUs side by side", "", "| | " + " | ".join(f"GPU {g}" for g in gpus) + " |",
+             "|---|" + "---:|" * len(gpus)]
+    for label, key in (("name", "gpu_name"), ("board", "gpu_uuid"), ("PCI bus", "gpu_pci_bus_id"),
+                       ("SM clock (MHz)", "gpu_sm_clock_mhz_measured")):
+        lines.append(f"| {label} | " + " | ".join(str(c.context.get(key, "-"))[:20] for _, c in built) + " |")
+    for label, key, scale, unit in NODE_VALUES:
+        cells = []
+        for _, c in built:
+            v = next((v for v in c.values if v["key"] == key), None)
+            if not v or v["value"] is None:
+                cells.append("-")
+                continue
+            out = [x for x in (c.ranges or {}).get("checks", []) if x["key"] == key and x["inside"] is False]
+            text = f"{v['value'] * scale:.4g}"
+            cells.append(f"**{text} !** ({', '.join(sorted({x['layer'] for x in out}))})" if out else text)
+        lines.append(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
+    if all(c.judged for _, c in built):
+        lines.append("| verdict | " + " | ".join(f"**{verdict.NAME_OF[c.judged[0]]}**" for _, c in built) + " |")
+    values = links.link_values(report)
+    lines += [""] + links.matrix_markdown(values)
+    if values and all(c.judged for _, c in built):
+        link_checks, named = links.judge(values, links.limits_of(report, limits))
+        _, link_lines = links.lines(link_checks, named)
+        status, line = verdict.node_line([(g, c, *c.judged) for g, c in built], link_lines)
+        lines += ["## Verdicts", ""] + [f"- GPU {g}: {c.judged[1]}" for g, c in built] + \
+                 [f"- {line}" for line in link_lines] + [f"- **node: {line}**"]
+    return "\n".join(lines) + "\n"
+
+
+def write_host_card(report, prefix, plots, cards_by_gpu, limits=None):
+    """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), PREFIX.md the node card (the
+    GPUs side by side, the NVLink matrix, the verdicts) and PREFIX.json holding every GPU's card and the links, the
+    values' keys as gpu:N/key so that --compare pairs the same GPU's values."""
+    cards, values, notes, built = [], [], [], []
+    for gpu, part in report.devices():
+        (card, _), note = write_card(part, f"{prefix}-gpu{gpu}", plots, cards_by_gpu[gpu])
         built.append((gpu, card))
         notes.append(note)
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
-        texts.append(markdown.replace("# Micro-architecture card: ", f"# GPU {gpu}: ", 1))
         values += [v | {"key": f"gpu:{gpu}/{v['key']}", "gpu": gpu} for v in card.values]
-    names = ", ".join(f"GPU {c['gpu']} {c['device']['name']}" for c in cards)
-    head = f"# Micro-architecture cards of one run over {len(cards)} GPUs\n\n{names}; one card per GPU below " \
-           f"(also `{os.path.basename(prefix)}-gpuN.md`).\n\n"
-    document = {"devices": cards, "values": values}
+    markdown = node_markdown(report, built, limits).replace("`card-gpu", f"`{os.path.basename(prefix)}-gpu")
+    document = {"devices": cards, "values": values,
+                "links": [{"from": a, "to": b} | {k: v for k, v in value.items() if k != "boards"} |
+                          {"boards": list(value["boards"])} for (a, b), value in links.link_values(report).items()]}
     if all(card.judged for _, card in built):
-        status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built])
+        link_checks, named = links.judge(links.link_values(report), links.limits_of(report, limits))
+        _, link_lines = links.lines(link_checks, named)
+        status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built], link_lines)
         document["verdict"] = {"name": verdict.NAME_OF[status], "exit": status, "action": verdict.action(status),
-                               "line": line}
+                               "line": line, "links": link_lines}
     with open(prefix + ".md", "w") as f:
-        f.write(head + "\n".join(texts))
+        f.write(markdown)
     with open(prefix + ".json", "w") as f:
         json.dump(document, f, indent=1)
     return "; ".join(n for n in notes if n), built

@@ -120,7 +120,7 @@ def judge(change, better, tolerance):
     return "ambiguous"
 
 
-def compare_rows(before, after, model, where, show_diagnostics=False, fixed=()):
+def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), context=None):
     """[{benchmark, quantity, role, class, before, after, change, tolerance, verdict, note}] of the pairs of rows,
     judged by the noise `model` in scope `where` (noise.SAME_BOARD or CROSS_BOARD). fixed: the counters the
     catalog calls fixed (judged only where the model proved them fixed for the row's family)."""
@@ -133,11 +133,13 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=()):
         results = dict(b.results)
         results.update(a.results)
         row = b.rows[0]
+        if where != noise.SAME_BOARD and {"peer", "memory_on"} & set(row.args):
+            continue  # a row naming another GPU is of a pair of boards: another pair is another link
         quantities, shown = [], set()
         for q, better in results.items():
             if q not in b.samples or q not in a.samples:
                 continue
-            cls = noise.class_of(row, q)
+            cls = noise.class_of(row, q, context)
             if cls is None or cls in noise.NOT_JUDGED or noise.floor(model, cls, where) is None:
                 if show_diagnostics:
                     quantities.append((q, "diagnostic", None, cls))
@@ -247,7 +249,7 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
         after.update(a_sides)
         where = noise.scope(b_part.context.get("gpu_uuid"), a_part.context.get("gpu_uuid"))
         scopes.append(where)
-        entries += compare_rows(b_sides, a_sides, model, where, diagnostics, fixed)
+        entries += compare_rows(b_sides, a_sides, model, where, diagnostics, fixed, b_part.context)
     problems = []
     for side, errors, other in (("BEFORE", before_failed, after), ("AFTER", after_failed, before)):
         for name, error in sorted(errors.items()):

@@ -5,7 +5,9 @@ analysis/noise_model.json.
 
     make_noise.py --source "what the runs were" RUN.json ... [--out FILE]
 
-Every two runs of one GPU name and preset are a pair: of one board (gpu_uuid) or of two. For each pair, each row
+Every two runs of one GPU name, preset and code are a pair: of one board (gpu_uuid) or of two. A run's code is
+its gpubench_source_version (--same-code A=B names two versions whose measurements are the same), or for runs
+from before that field the folder it lies in. For each pair, each row
 both measured and each result its family declares a class for, the change |after / before - 1| against K x the
 larger own spread of the two rows: a class's floor in a scope is the least that calls none of its pairs slower or
 faster (half the largest change beyond 2 K x its spread), times --margin, at least --minimum. A counter the
@@ -24,18 +26,26 @@ from analysis import cli, compare, noise  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 
 
-def parts_of(paths):
-    """[(path, board, gpu name, preset, {name: Side}, fixed counters)] of every GPU of every run."""
+def code_of(report, path, same_code):
+    version = report.context.get("gpubench_source_version")
+    if not version:
+        return "folder:" + os.path.dirname(os.path.abspath(path))
+    return same_code.get(version, version)
+
+
+def parts_of(paths, same_code=None):
+    """[(path, board, gpu name, preset, {name: Side}, fixed counters, code, gpu index)] of every GPU of every run."""
     found = []
     for path in paths:
         report = cli.load(path)
+        code = code_of(report, path, same_code or {})
         fixed = report.fixed_counters()
         for gpu, part in report.devices():
             own = [r for r in part.all_rows if gpu is None or r.gpu is not None]
             sides, _ = compare.sides_of(own)
             sides = {name.replace(f"/gpu:{gpu}", "") if gpu is not None else name: s for name, s in sides.items()}
             found.append((path, part.context.get("gpu_uuid") or f"{path}#{gpu}", part.context.get("gpu_name"),
-                          part.context.get("gpubench_preset", "quick"), sides, fixed))
+                          part.context.get("gpubench_preset", "quick"), sides, fixed, code, gpu, part.context))
     return found
 
 
@@ -58,8 +68,8 @@ def changes(parts):
     {gpu names}}, {scope: pairs})."""
     by_class, fixed_moves, fixed_seen, pairs = {}, {}, {}, {noise.SAME_BOARD: 0, noise.CROSS_BOARD: 0}
     for b, a in itertools.combinations(parts, 2):
-        if b[2] != a[2] or b[3] != a[3]:
-            continue  # pairs of one GPU name and preset only
+        if b[2] != a[2] or b[3] != a[3] or b[6] != a[6]:
+            continue  # pairs of one GPU name, preset and code only
         where = noise.scope(b[1], a[1])
         pairs[where] += 1
         for name, before in b[4].items():
@@ -67,10 +77,12 @@ def changes(parts):
             if after is None:
                 continue
             row = before.rows[0]
+            if where != noise.SAME_BOARD and ({"peer", "memory_on"} & set(row.args)):
+                continue  # a row naming another GPU by its index is of a pair of boards: no twin on other boards
             for q in before.results:
                 if q not in before.samples or q not in after.samples:
                     continue
-                cls = noise.class_of(row, q)
+                cls = noise.class_of(row, q, b[8])
                 bm, am = before.median(q), after.median(q)
                 if cls is None or not bm:
                     continue
@@ -87,12 +99,13 @@ def changes(parts):
     return by_class, fixed_moves, fixed_seen, pairs
 
 
-def make_model(paths, source, factor=2.0, margin=1.25, minimum=0.005, fixed_tolerance=0.005, min_skus=2):
+def make_model(paths, source, factor=2.0, margin=2.0, minimum=0.005, fixed_tolerance=0.005, min_skus=2,
+               same_code=None):
     for flag, value in (("--k", factor), ("--margin", margin), ("--minimum", minimum),
                         ("--fixed-tolerance", fixed_tolerance)):
         if not value > 0:
             raise cli.UsageError(f"{flag} must be positive, got {value}")
-    parts = parts_of(paths)
+    parts = parts_of(paths, same_code)
     names = sorted({p[2] or "(no GPU)" for p in parts})
     if len(names) < min_skus:
         raise cli.UsageError(f"the runs come from {len(names)} GPU name(s) ({', '.join(names)}): a noise model that "
@@ -118,6 +131,8 @@ def make_model(paths, source, factor=2.0, margin=1.25, minimum=0.005, fixed_tole
                 entry[f"{where}_set_by"] = worst[2]
         if noise.SAME_BOARD not in entry and noise.CROSS_BOARD in entry:
             entry[noise.SAME_BOARD] = entry[noise.CROSS_BOARD]  # no pair of one board: the wider floor
+        if noise.CROSS_BOARD in entry:  # two boards differ by their runs' noise at least
+            entry[noise.CROSS_BOARD] = max(entry[noise.CROSS_BOARD], entry[noise.SAME_BOARD])
         if cls in noise.NOT_JUDGED:
             entry["judged"] = False
         classes[cls] = entry
@@ -139,12 +154,22 @@ def main():
     parser.add_argument("--source", required=True, help="what the runs were (devices, boards, commands, dates)")
     parser.add_argument("--out", default=noise.MODEL)
     parser.add_argument("--k", type=float, default=2.0, help="times a row's own spread that is its own noise")
-    parser.add_argument("--margin", type=float, default=1.25)
+    parser.add_argument("--margin", type=float, default=2.0,
+                        help="times the least floor the runs need: the pair that sets a floor may be left out")
     parser.add_argument("--minimum", type=float, default=0.005)
     parser.add_argument("--fixed-tolerance", type=float, default=0.005)
     parser.add_argument("--min-skus", type=int, default=2)
+    parser.add_argument("--same-code", action="append", default=[], metavar="A=B",
+                        help="source versions A and B measure alike (their diff touches no measurement)")
     args = parser.parse_args()
-    model = make_model(args.runs, args.source, args.k, args.margin, args.minimum, args.fixed_tolerance, args.min_skus)
+    same = {}
+    for pair in args.same_code:
+        a, eq, b = pair.partition("=")
+        if not eq or not a or not b:
+            parser.error(f"--same-code {pair}: give A=B")
+        same[a] = b
+    model = make_model(args.runs, args.source, args.k, args.margin, args.minimum, args.fixed_tolerance, args.min_skus,
+                       same)
     cli.writable(args.out, "noise model")
     with open(args.out, "w") as f:
         json.dump(model, f, indent=1)

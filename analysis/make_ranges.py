@@ -27,25 +27,35 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card, cli, ranges, verdict  # noqa: E402
+from analysis import card, cli, links, ranges, verdict  # noqa: E402
 
 MAD_TO_SIGMA = 1.4826
+
+
+_LOADED = {}  # path -> its GPUs' reports: a calibration makes many tables from one set of runs
 
 
 def parts_of(paths):
     """[(path, board, gpu name, Report of one GPU)] of every GPU of every run."""
     found = []
     for path in paths:
-        for gpu, part in cli.load(path).devices():
+        if path not in _LOADED:
+            _LOADED[path] = cli.load(path).devices()
+        for gpu, part in _LOADED[path]:
             board = part.context.get("gpu_uuid") or f"{path}#gpu{gpu}"
             found.append((path, board, part.context.get("gpu_name"), part))
     return found
 
 
+_VALUES = {}  # id of a part's report -> its card values
+
+
 def card_values(parts):
     """Each part's card values, built once: [(board, preset, values)]."""
-    return [(board, part.context.get("gpubench_preset", "quick"), card.Card(part).build().values)
-            for _, board, _, part in parts]
+    for _, _, _, part in parts:
+        if id(part) not in _VALUES:
+            _VALUES[id(part)] = (part, card.Card(part).build().values)  # the part kept: its id stays its own
+    return [(board, part.context.get("gpubench_preset", "quick"), _VALUES[id(part)][1]) for _, board, _, part in parts]
 
 
 def compute_capability(part):
@@ -80,7 +90,8 @@ def limit(entry, k, floor):
     values = entry["values"]
     m = statistics.median(values)
     s = MAD_TO_SIGMA * statistics.median(abs(x - m) for x in values)
-    margin = max(k * s, floor * abs(m))
+    # A spread over SMs is the slowest SM against the fastest less one: its floor is that ratio's, (1 + m) x floor.
+    margin = max(k * s, floor * (1 + abs(m) if entry["better"] == "spread" else abs(m)))
     better = entry["better"]
     out = {"better": better, "median": round(m, 6), "robust_sigma": round(s, 6)}
     if better == "higher":
@@ -157,7 +168,32 @@ def make_entry(paths, sku_name, names, source, k=4.0, floor=0.04, min_runs=5, mi
     return entry
 
 
-def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=0.04, min_runs=5, min_machines=3, min_skus=2):
+def link_limits(paths, source, k, floor, min_readings=3):
+    """{key: limit} of the links of the runs over several GPUs among `paths` (analysis/links.py): each ordered
+    link of each run one reading, by the same robust rule."""
+    pooled = {}
+    for path in paths:
+        for pair, value in links.link_values(cli.load(path)).items():
+            for key, label, field, better in links.QUANTITIES:
+                if value.get(field) is not None:
+                    entry = pooled.setdefault(key, {"values": [], "brackets": [], "better": better, "label": label,
+                                                    "hosts": set()})
+                    entry["values"].append(value[field])
+                    entry["hosts"].add(frozenset(value["boards"]))
+    made = {}
+    for key, entry in pooled.items():
+        if len(entry["values"]) < min_readings:
+            continue
+        bound = limit(entry, k, floor)
+        bound.update({"label": entry["label"], "count": len(entry["values"]), "hosts": len(entry["hosts"]),
+                      "source": f"{source}: {len(entry['values'])} links of {len(entry['hosts'])} pair(s) of boards, "
+                                f"{min(entry['values']):.4g}-{max(entry['values']):.4g}, median {bound['median']:.4g}"})
+        made[key] = bound
+    return made
+
+
+def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=0.04, min_runs=5, min_machines=3, min_skus=2,
+                    link_runs=()):
     """An architecture's entry: the values its families declare set by the SM or a fraction of the chip's own peak,
     pooled over boards of several SKUs of one compute capability, or a UsageError."""
     check_numbers(k, floor, min_runs, min_machines)
@@ -179,6 +215,8 @@ def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=0.04, min_runs=
     for bound in entry["ranges"].values():
         bound["layer"] = "architecture"
     entry["expected"] = expected_by_preset(built, entry["ranges"])
+    entry["links"] = link_limits([p for p in paths if len(cli.load(p).devices()) > 1] + list(link_runs), source, k,
+                                 floor)
     return entry
 
 
@@ -196,6 +234,8 @@ def main():
     parser.add_argument("--min-runs", type=int, default=5)
     parser.add_argument("--min-machines", type=int, default=3)
     parser.add_argument("--min-skus", type=int, default=2, help="with --arch: SKUs the runs must come from")
+    parser.add_argument("--links", nargs="+", default=[], help="with --arch: more runs over several GPUs whose links "
+                                                             "the link limits pool (the runs' own count too)")
     parser.add_argument("--file", default=ranges.default_path(), help="the limits file (default: $GPUBENCH_RANGES, "
                                                                        "else the shipped one)")
     args = parser.parse_args()
@@ -211,7 +251,7 @@ def main():
         table["skus"][args.sku] = entry
     else:
         entry = make_arch_entry(args.runs, args.arch, args.name, args.source, args.k, args.floor, args.min_runs,
-                                args.min_machines, args.min_skus)
+                                args.min_machines, args.min_skus, args.links)
         table["architectures"][args.arch] = entry
     cli.writable(args.file, "limits file")
     with open(args.file, "w") as f:

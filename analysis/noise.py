@@ -16,6 +16,7 @@ CLASSES = {
     "sm_clocks": "a latency or rate inside the SM counted in its clocks: a dependent chain, a pipe's or tensor "
                  "core's issue rate, a fraction of a pipe's peak, shared-memory and DSMEM loads",
     "sm_time": "the same in nanoseconds or per second: it moves with the SM clock",
+    "sm_placement": "a latency between two SMs of a cluster: which SMs the hardware paired sets it, board by board",
     "memory_latency": "a load-to-use chase through the caches, DRAM or a peer's memory, on a plateau",
     "capacity_edge": "a chase at a point chosen on either side of a capacity edge (TLB reach, the L1 under a "
                      "carveout): where pages land moves it",
@@ -23,8 +24,12 @@ CLASSES = {
     "dram_bandwidth": "a stream from or to DRAM (or a working set that spills to it)",
     "link_bandwidth": "a copy to or from another GPU",
     "launch_time": "the time of a whole short kernel, its launch included",
+    "short_launch": "a bandwidth timed by events over launches shorter than SHORT_LAUNCH_US: the launch's own "
+                    "overheads, and the host's, are percents of it",
     "host": "a host row: the CPU and its memory, shared with whatever else runs there",
 }
+SHORT_LAUNCH_US = 50.0
+TIMED_BY_EVENTS = ("dram_bandwidth", "cache_bandwidth", "link_bandwidth")
 NOT_JUDGED = {"host": "host rows: a shared host moves them by tens of percent between runs (shown, never judged)"}
 
 
@@ -48,16 +53,43 @@ def declarations():
     return _DECLARED
 
 
-def class_of(row, quantity):
-    """The declared class of a row's result quantity, or None (not judged)."""
+TIME_SCALE_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+
+
+def launch_us(row):
+    """A row's time per iteration in microseconds (one timed launch), or None."""
+    try:
+        return float(row["real_time"]) * TIME_SCALE_US.get(row.get("time_unit", "ns"), 1e-3)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def class_of(row, quantity, context=None):
+    """The declared class of a row's result quantity, or None (not judged). A family may decide by the row and the
+    GPU's context (`noise_class(row, quantity, context)`: a set at a capacity edge of this chip); a bandwidth timed
+    over launches shorter than SHORT_LAUNCH_US is a short launch's, whatever its family."""
     module = declarations().get(row.family)
     if module is None:
         return None
-    if hasattr(module, "noise_class"):
-        found = module.noise_class(row, quantity)
-        if found is not None:
-            return found
-    return getattr(module, "NOISE", {}).get(quantity)
+    found = module.noise_class(row, quantity, context or {}) if hasattr(module, "noise_class") else None
+    found = found or getattr(module, "NOISE", {}).get(quantity)
+    if found in TIMED_BY_EVENTS:
+        us = launch_us(row)
+        if us is not None and us < SHORT_LAUNCH_US:
+            return "short_launch"
+    return found
+
+
+def at_an_edge(size, context, windows=("l1", "l2")):
+    """Whether a working set of `size` bytes lies near a capacity edge of this chip, where placement moves a
+    reading: within 2x of its L1 (shared memory per SM as its measure) or between a quarter of its L2 (the near
+    partition's half, less) and twice it."""
+    try:
+        l1 = float(context.get("gpu_shared_memory_per_sm_bytes") or 0)
+        l2 = float(context.get("gpu_l2_bytes") or 0)
+    except (TypeError, ValueError):
+        return False
+    return ("l1" in windows and l1 and l1 / 2 <= size <= 2 * l1) or ("l2" in windows and l2 and l2 / 4 <= size <= 2 * l2)
 
 
 def scope(uuid_before, uuid_after):

@@ -38,6 +38,9 @@ NODE_SIGMAS = 4.0
 # Values that say more about the host, the run or the other GPUs than about this GPU: no layer judges them.
 NOT_OF_THE_GPU = ("peer.", "mlp.host.", "energy.", "memory.by_sm.", "bandwidth.stream_read.claimed_vs",
                   "bandwidth.stream_copy.claimed_vs")
+# Ratios of two of a GPU's own readings: the node layer leaves them to the others, since a fault in the denominator
+# moves them the other way (a slow stream makes the chase "against the stream" look fast).
+RATIO_UNITS = ("of the stream", "of cudaMemcpy", "of the read", "of the fastest", "of the median")
 
 
 def action(status):
@@ -168,7 +171,8 @@ def node_checks(cards, limits):
         for gpu, card in same:
             for key, v in table[gpu].items():
                 better = v.get("better")
-                if not of_the_gpu(key) or v.get("limit") or better not in ("higher", "lower", "exact"):
+                if not of_the_gpu(key) or v.get("limit") or better not in ("higher", "lower", "exact") \
+                        or v.get("unit") in RATIO_UNITS:
                     continue
                 others = [table[g][key]["value"] for g, _ in same if g != gpu and key in table[g]]
                 if not others:
@@ -181,6 +185,10 @@ def node_checks(cards, limits):
                 off = v["value"] / ref - 1
                 inside = (off >= -tolerance if better == "higher" else off <= tolerance if better == "lower"
                           else abs(off) <= tolerance)
+                brackets = [table[g][key]["bracket"] for g, _ in same if g != gpu and "bracket" in table[g].get(key, {})]
+                if "bracket" in v and brackets:  # a capacity: a sweep resolves its edge to its grid; brackets must meet
+                    low, high = min(b[0] for b in brackets), max(b[1] for b in brackets)
+                    inside = v["bracket"][0] <= high and low <= v["bracket"][1]
                 low = ref * (1 - tolerance) if better in ("higher", "exact") else None
                 high = ref * (1 + tolerance) if better in ("lower", "exact") else None
                 out[gpu].append({"key": key, "label": v["label"], "value": v["value"], "unit": v["unit"],
@@ -332,15 +340,16 @@ def judge_cards(cards, limits, subset=False):
     return judged
 
 
-def node_line(judged):
-    """(status, line) of the node: its worst GPU's status, naming each GPU that is not normal by index, UUID
-    and PCI bus id."""
-    status = worst([s for *_, s, _ in judged])
+def node_line(judged, link_lines=()):
+    """(status, line) of the node: its worst GPU's or link's status, naming each GPU that is not normal by index,
+    UUID and PCI bus id, and each slow link (analysis/links.py)."""
+    status = worst([s for *_, s, _ in judged] + ([ABNORMAL] if link_lines else []))
     named = [f"GPU {gpu if gpu is not None else 0} ({card.context.get('gpu_uuid', '?')[:12]}, "
              f"{card.context.get('gpu_pci_bus_id', '?')}): {NAME_OF[s].replace('_', ' ')}"
              for gpu, card, s, _ in judged if s not in (NORMAL,)]
+    named += [line.split(": abnormal")[0] + ": slow" if line.startswith("link") else line for line in link_lines]
     text = f"{NAME_OF[status].replace('_', ' ')}: {len(judged)} GPU(s)" + (": " + "; ".join(named) if named else
-                                                                            ", every one normal")
+                                                                            ", every one normal, every link normal")
     return status, text
 
 

@@ -46,8 +46,9 @@ std::string other_gpu_processes(int device) {
   char bus_id[32] = {};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) return "unknown (no PCI bus id)";
   // nvidia-smi rather than NVML: no header or library to build against, and it is wherever a driver is.
-  const std::string command = std::string("nvidia-smi --query-compute-apps=pid,used_memory,process_name "
-                                          "--format=csv,noheader,nounits -i ") +
+  const std::string command = std::string(
+                                  "nvidia-smi --query-compute-apps=pid,used_memory,process_name "
+                                  "--format=csv,noheader,nounits -i ") +
                               bus_id + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return "unknown (nvidia-smi did not start)";

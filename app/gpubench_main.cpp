@@ -306,8 +306,9 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
 int run_as_node(const gpubench::Options& options, const std::vector<int>& devices,
                 const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original) {
   if (options.out.empty() || options.out_format != "json") {
-    std::fprintf(stderr, "gpubench: a run over several GPUs writes one report of the node: add --benchmark_out=FILE "
-                         "(JSON), or GPUBENCH_NODE=serial to run them one after the other in this process\n");
+    std::fprintf(stderr,
+                 "gpubench: a run over several GPUs writes one report of the node: add --benchmark_out=FILE "
+                 "(JSON), or GPUBENCH_NODE=serial to run them one after the other in this process\n");
     return 2;
   }
   char self[4096] = {};
@@ -422,7 +423,7 @@ int main(int argc, char** argv) {
 
   run_selected(options, selected, devices);
   const bool gpu_rows_selected = gpubench::app::host_only(selected).size() < selected.size();
-  return finish(options, gpu_rows_selected, argv[0], original_args,
-                Outcome{gpubench::failed_benchmarks(), gpubench::wrong_results(),
-                        gpubench::detail::interrupt_signal()});
+  return finish(
+      options, gpu_rows_selected, argv[0], original_args,
+      Outcome{gpubench::failed_benchmarks(), gpubench::wrong_results(), gpubench::detail::interrupt_signal()});
 }

@@ -163,7 +163,8 @@ NodeResult run_node(const NodeRun& node) {
   }
   const std::string dir = made;
   g_signal = 0;
-  struct sigaction action {}, old_int {}, old_term {};
+  struct sigaction action {
+  }, old_int{}, old_term{};
   action.sa_handler = remember;
   sigaction(SIGINT, &action, &old_int);
   sigaction(SIGTERM, &action, &old_term);
@@ -195,9 +196,9 @@ NodeResult run_node(const NodeRun& node) {
       for (int direction = 0; direction < 2 && g_signal == 0; ++direction) {
         for (const auto& [a, b] : round) {
           const int local = direction == 0 ? a : b, peer = direction == 0 ? b : a;
-          running.push_back(spawn(node, local, filter, std::to_string(peer), dir,
-                                  "peer-r" + std::to_string(index) + "-" + std::to_string(local) + "to" +
-                                      std::to_string(peer)));
+          running.push_back(
+              spawn(node, local, filter, std::to_string(peer), dir,
+                    "peer-r" + std::to_string(index) + "-" + std::to_string(local) + "to" + std::to_string(peer)));
         }
         wait_all(running, done);
       }
@@ -239,8 +240,7 @@ NodeResult run_node(const NodeRun& node) {
   merged["context"]["gpubench_node"] = "every GPU at once, then every ordered NVLink pair in rounds of disjoint pairs";
   for (const auto& row : merged["benchmarks"]) {
     ++result.rows;
-    if (row.value("error_occurred", false) &&
-        row.value("error_message", std::string()).rfind("skipped: ", 0) != 0)
+    if (row.value("error_occurred", false) && row.value("error_message", std::string()).rfind("skipped: ", 0) != 0)
       ++result.failed;
     if (row.contains("wrong_results") && row["wrong_results"].is_number() && row["wrong_results"].get<double>() > 0)
       result.wrong.push_back(row.value("label", row.value("name", std::string())));

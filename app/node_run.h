@@ -20,11 +20,11 @@ struct NodeRun {
 
 struct NodeResult {
   bool ok = false;
-  std::string message;   // why not, when !ok
-  int rows = 0;          // rows the merged report holds
-  int failed = 0;        // rows that ended in an error
+  std::string message;             // why not, when !ok
+  int rows = 0;                    // rows the merged report holds
+  int failed = 0;                  // rows that ended in an error
   std::vector<std::string> wrong;  // rows whose verified results were wrong
-  int signal = 0;        // a signal that stopped it
+  int signal = 0;                  // a signal that stopped it
 };
 
 NodeResult run_node(const NodeRun& node);

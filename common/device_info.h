@@ -12,7 +12,7 @@ namespace gpubench {
 struct DeviceInfo {
   int index = 0;
   std::string name;
-  std::string uuid;  // GPU-xxxxxxxx-...: which board a run came from (machines of one SKU told apart)
+  std::string uuid;        // GPU-xxxxxxxx-...: which board a run came from (machines of one SKU told apart)
   std::string pci_bus_id;  // 0000:18:00.0: where an operator finds the board in a node
   int major = 0;
   int minor = 0;

@@ -9,7 +9,7 @@ FAMILIES = ("Atomics",)
 NOISE = {"atomics_per_clock": "sm_clocks", "atomics_per_second": "sm_time"}
 
 
-def noise_class(row, quantity):
+def noise_class(row, quantity, context):
     """Global atomics are served by the L2 slices: a cache's rate, not the SM's."""
     if row.registered.startswith("Atomics/global") and quantity in NOISE:
         return "cache_bandwidth"

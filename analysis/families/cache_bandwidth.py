@@ -2,11 +2,20 @@
 (docs/experiments/cache_bandwidth.md)."""
 import math
 
+from analysis.noise import at_an_edge
 from analysis.values import Value, mean_rows, median
 
 FAMILIES = ("CacheBandwidth",)
 # compare.py's class of measurement of each result (analysis/noise.py): which calibrated noise applies.
 NOISE = {"bytes_per_second": "cache_bandwidth", "bytes_per_clock_per_sm": "cache_bandwidth"}
+
+
+def noise_class(row, quantity, context):
+    """A set near this chip's L2 (all the SMs' sets together) reads as placement in the L2's partitions falls."""
+    size = row.value("working_set_bytes")
+    if quantity in NOISE and size and at_an_edge(size, context, ("l2",)):
+        return "capacity_edge"
+    return None
 
 ORDER = 51
 SECTION = "Bandwidth"

@@ -10,6 +10,13 @@ FAMILIES = ("Cluster",)
 NOISE = {"cycles_per_load": "sm_clocks", "bytes_per_clock_per_block": "sm_clocks", "bytes_per_clock_per_sm": "sm_clocks",
          "ns_per_load": "sm_time", "bytes_per_second": "sm_time"}
 
+
+def noise_class(row, quantity, context):
+    """Another block's shared memory: the distance between the two SMs the hardware paired."""
+    if row.registered == "Cluster/dsmem_latency" and int(row.args.get("rank", 0)) > 0 and quantity in NOISE:
+        return "sm_placement"
+    return None
+
 ORDER = 15
 SECTION = "Thread-block clusters (distributed shared memory)"
 

@@ -4,6 +4,7 @@ import statistics
 from collections import defaultdict
 
 from analysis import levels
+from analysis.noise import at_an_edge
 from analysis.values import Sweep, Value, size_text
 from analysis.physics import cases
 from analysis.loop_rules import PTX_CONTROL, SASS_CONTROL
@@ -14,9 +15,14 @@ NOISE = {"cycles_per_load": "memory_latency", "ns_per_load": "memory_latency", "
          "median_over_sms": "memory_latency", "max_over_sms": "memory_latency"}
 
 
-def noise_class(row, quantity):
-    """The TLB and carveout sweeps sit on purpose on either side of an edge, where page placement moves them."""
-    if row.registered in ("PointerChase/tlb", "PointerChase/carveout") and quantity in NOISE:
+def noise_class(row, quantity, context):
+    """The TLB and carveout sweeps sit on purpose on either side of an edge, where page placement moves them; so do
+    the chases whose set is near this chip's L1 or L2."""
+    if quantity not in NOISE:
+        return None
+    if row.registered in ("PointerChase/tlb", "PointerChase/carveout"):
+        return "capacity_edge"
+    if "bytes" in row.args and at_an_edge(float(row.args["bytes"]), context):
         return "capacity_edge"
     return None
 

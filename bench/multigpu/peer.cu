@@ -14,8 +14,8 @@
 #include "kernels/memory/stream.cuh"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>

@@ -18,7 +18,7 @@ CARD = os.path.join(ROOT, "analysis", "card.py")
 sys.path.insert(0, ROOT)
 from analysis import card, make_ranges, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
-from analysis.families import pointer_chase, register_bank_conflict, tensor_core  # noqa: E402
+from analysis.families import register_bank_conflict, tensor_core  # noqa: E402
 
 
 def fixture(name):
@@ -318,8 +318,12 @@ class CardOfSeveralGpus(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
             with open(prefix + ".md") as f:
                 markdown = f.read()
-            self.assertIn("# GPU 0: NVIDIA H200", markdown)
-            self.assertIn("# GPU 1: NVIDIA H200", markdown)
+            self.assertIn("# Node card: 2 GPUs", markdown)
+            self.assertIn("| name | NVIDIA H200 | NVIDIA H200 |", markdown)
+            self.assertIn("## NVLink matrix", markdown)
+            self.assertIn("`card-gpu0.md`, `card-gpu1.md` beside this file", markdown)
+            with open(prefix + "-gpu0.md") as f:
+                self.assertIn("# Micro-architecture card: NVIDIA H200", f.read())
             with open(prefix + "-gpu1.json") as f:
                 gpu1 = {v["key"]: v for v in json.load(f)["values"]}
             with open(prefix + ".json") as f:

@@ -50,9 +50,9 @@ TEST(NodeSchedule, ListedGpusAndTooFew) {
 }
 
 TEST(NodeRun, RowsOfOneGpuLoseTheirTagAndPeerRowsGoApart) {
-  const std::vector<std::string> selected = {"Stream/read/gpu:0/MiB:8", "Stream/read/gpu:1/MiB:8",
+  const std::vector<std::string> selected = {"Stream/read/gpu:0/MiB:8",  "Stream/read/gpu:1/MiB:8",
                                              "Stream/read/gpu:10/MiB:8", "Peer/copy/gpu:1/peer:0/MiB:2048",
-                                             "SmMap/fma/gpu:1", "PointerChaseCPU/bytes:4096"};
+                                             "SmMap/fma/gpu:1",          "PointerChaseCPU/bytes:4096"};
   EXPECT_EQ(rows_of_gpu(selected, 1, false), (std::vector<std::string>{"Stream/read/MiB:8", "SmMap/fma"}));
   EXPECT_EQ(rows_of_gpu(selected, 1, true), (std::vector<std::string>{"Peer/copy/peer:0/MiB:2048"}));
   EXPECT_EQ(rows_of_gpu(selected, 10, false), (std::vector<std::string>{"Stream/read/MiB:8"}));
@@ -60,20 +60,19 @@ TEST(NodeRun, RowsOfOneGpuLoseTheirTagAndPeerRowsGoApart) {
 
 TEST(NodeRun, ChildrenMergeAsOneRunOverSeveralGpus) {
   const auto child = [](const std::string& uuid, const std::string& end) {
-    return nlohmann::ordered_json{
-        {"context",
-         {{"host_name", "node7"},
-          {"gpu_name", "NVIDIA H200"},
-          {"gpu_uuid", uuid},
-          {"gpubench_other_gpu_processes", "none"},
-          {"gpubench_other_gpu_processes_end", end},
-          {"gpubench_rows_planned", "2"},
-          {"gpubench_filter", "^(a|b)$"}}},
-        {"gpubench", {{"schema", 2}}},
-        {"benchmarks",
-         {{{"name", "Stream/read/MiB:8/manual_time"},
-           {"run_name", "Stream/read/MiB:8/manual_time"},
-           {"gpubench", {{"registered", "Stream/read"}, {"gpu", nullptr}}}}}}};
+    return nlohmann::ordered_json{{"context",
+                                   {{"host_name", "node7"},
+                                    {"gpu_name", "NVIDIA H200"},
+                                    {"gpu_uuid", uuid},
+                                    {"gpubench_other_gpu_processes", "none"},
+                                    {"gpubench_other_gpu_processes_end", end},
+                                    {"gpubench_rows_planned", "2"},
+                                    {"gpubench_filter", "^(a|b)$"}}},
+                                  {"gpubench", {{"schema", 2}}},
+                                  {"benchmarks",
+                                   {{{"name", "Stream/read/MiB:8/manual_time"},
+                                     {"run_name", "Stream/read/MiB:8/manual_time"},
+                                     {"gpubench", {{"registered", "Stream/read"}, {"gpu", nullptr}}}}}}};
   };
   nlohmann::ordered_json merged;
   merge_child(merged, child("GPU-a", "none"), 0, true);

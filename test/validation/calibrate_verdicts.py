@@ -1,255 +1,389 @@
 #!/usr/bin/env python3
-"""Calibration of the two verdicts on runs of identical code (no GPU needed: it reads committed runs):
-false alarms of compare.py and of the SKU check on repeated runs of the same board and of several boards,
-with limits and noise floors made without the runs being judged (leave-one-out), and their power on planted
-faults. Prints a Markdown report (docs/results/2026-11-25-verdicts/README.md holds its output).
+"""Calibration of the verdicts on committed runs of identical code (no GPU needed): the check's false alarms with
+the limits made without the run, its board or its whole SKU, and its power on planted faults, on one GPU and on a
+node composed of boards' runs; compare.py's false alarms with the noise model made without the pair or without
+the SKU, its power on planted changes and the least change it calls slower, per class of measurement; the one-shot
+count of false alarms over every run. Prints Markdown (docs/results/2026-11-26-verdicts/calibration.md).
 
-    calibrate_verdicts.py RUN.json[.gz] ... [--before COMMIT] [--sku h200 --name H200 --match H200]
-                                          runs of one SKU, each with gpu_uuid in its context
+    calibrate_verdicts.py --quick RUN... --check RUN... [--same-code A=B ...]
 
---before: also run that commit's compare.py and card.py --check (with its own ranges) on the same pairs.
+--quick: runs of README command 1's preset; --check: runs of the check preset (a node run's GPUs count as runs
+of their boards). Runs of one board are told apart by gpu_uuid, SKUs by gpu_name.
 """
 import argparse
 import copy
-import gzip
-import json
+import itertools
 import os
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, ROOT)
-from analysis import card, compare, make_ranges, ranges  # noqa: E402
+from analysis import card, compare, make_noise, make_ranges, noise, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 
-SKU = ["h100-sxm5", "H100 SXM5 80GB HBM3", ["H100 80GB HBM3"]]  # --sku, --name, --match
-# Planted faults on the check: (card key, what changes, factor on the rows behind it, quantities scaled).
-LATENCY = ("cycles_per_load", "ns_per_load", "median_over_sms", "min_over_sms", "max_over_sms", "cycles", "ns")
-RATE = ("bytes_per_second", "fraction_of_peak", "bytes_per_clock_per_sm", "tensor_tops", "tensor_ops_per_clock_per_sm")
-PLANTS = (("bandwidth.stream_read.bytes_per_second", "DRAM read -5%", 0.95, RATE),
-          ("memory.l2.cycles", "near-L2 latency +5%", 1.05, LATENCY),
-          ("compute.tensor.wgmma.f16_f32_ss", "wgmma FP16 -10%", 0.90, RATE),
-          ("memory.l2.sm_spread", "one SM's L2 latency +15%", None, None))
+LATENCY = ("cycles_per_load", "ns_per_load", "median_over_sms", "min_over_sms", "max_over_sms")
+RATE = ("bytes_per_second", "fraction_of_peak", "bytes_per_clock_per_sm", "tensor_tops", "tensor_ops_per_clock_per_sm",
+        "cycles_per_wgmma", "ns_per_wgmma")
+# (card key, what, factor on the rows behind it, quantities scaled): the faults the issue names.
+PLANTS = (("bandwidth.stream_read.fraction", "DRAM read -10%", 0.90, RATE),
+          ("memory.l2.cycles", "L2 latency +10%", 1.10, LATENCY),
+          ("compute.tensor.wgmma.f16_f32_ss", "wgmma FP16 -10%", 0.90, RATE))
+SHORT = {"NVIDIA H100 80GB HBM3": "H100", "NVIDIA H200": "H200"}
 
 
-def read(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
+class Run:
+    """One GPU of one run: its path, GPU index, board, SKU, preset and report."""
+
+    def __init__(self, path, gpu, part):
+        self.path, self.gpu, self.part = path, gpu, part
+        self.board = part.context.get("gpu_uuid") or path
+        self.sku = part.context.get("gpu_name")
+        self.preset = part.context.get("gpubench_preset", "quick")
+        self.label = os.path.basename(path).split(".")[0] + (f"#{gpu}" if gpu is not None else "")
+        self.code = part.context.get("gpubench_source_version") or "older"
 
 
-def write(data, folder, name):
-    path = os.path.join(folder, name)
-    with open(path, "w") as f:
-        json.dump(data, f)
-    return path
+def runs_of(paths):
+    found = []
+    for path in paths:
+        for gpu, part in report_model.load(path).devices():
+            found.append(Run(path, gpu, part))
+    return found
 
 
-def board(data):
-    return data["context"].get("gpu_uuid", "?")
+def rows_scaled(part, key, factor, quantities, gpu=None):
+    """A copy of a GPU's report with every row of the experiments behind card value `key` made worse by `factor`."""
+    rows = [report_model.Row(dict(r)) for r in part.all_rows]
+    for new, old in zip(rows, part.all_rows):
+        new.__dict__.update(old.__dict__)
+    planted = report_model.Report(dict(part.context), rows, part.counter_table, part.gpu, part.sources)
+    value = next(v for v in card.Card(planted).build().values if v["key"] == key)
+    registered = {r.registered for r in card.rows_of(planted, value["source"])}
+    for row in planted.all_rows:
+        if row.registered in registered and row.ok:
+            for q in quantities:
+                if q in row and isinstance(row[q], (int, float)):
+                    row[q] = row[q] * factor
+    return planted
 
 
-def limits_without(paths, left_out, tmp, min_runs=5, min_machines=3):
-    """A ranges table whose SKU entry is made from `paths` minus `left_out` (the others kept as shipped)."""
-    kept = [p for p in paths if p not in left_out]
-    table = ranges.load()
-    table["skus"][SKU[0]] = make_ranges.make_entry(kept, SKU[1], SKU[2], "calibration", min_runs=min_runs,
-                                                   min_machines=min_machines)
-    return write(table, tmp, f"limits-{len(os.listdir(tmp))}.json")
+def judge(part, limits, node=None):
+    """(status, line, card) of one GPU; `node`: the other GPUs' reports judged with it as one node."""
+    cards = [(0, make_card(part, limits))] + [(i + 1, make_card(p, limits)) for i, p in enumerate(node or [])]
+    judged = verdict.judge_cards(cards, limits)
+    return judged[0][2], judged[0][3], judged
 
 
-def check(path, limits, subset=False):
-    report = report_model.load(path)
-    results = []
-    for _, part in report.devices():
-        built = card.Card(part)
-        built.limits = ranges.load(limits)
-        built.build()
-        results.append((ranges.verdict(built.ranges, built.failed, subset), built))
-    return results
+def make_card(part, limits):
+    built = card.Card(part)
+    built.limits = limits
+    return built.build()
 
 
-def compare_counts(before, after, limits, threshold=5.0):
-    status, _, entries, problems, _, slower, changed = compare.run_compare(before, after, ".", threshold, False, False,
-                                                                             limits)
-    counts = {}
-    for e in entries:
-        counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
-    return status, counts, entries
+class Tables:
+    """Limits made from a set of runs: the architecture's from every SKU given, each SKU's from its own runs."""
+
+    def __init__(self, runs):
+        self.runs = runs
+
+    def make(self, without=(), drop_sku=None, arch_skus=None):
+        """The shipped table with sm_90 and the H100's and H200's entries remade from the runs less `without`;
+        `drop_sku`: that SKU has no entry and no run in the architecture's (leave one SKU out)."""
+        table = ranges.load(ranges.RANGES)
+        kept = [r for r in self.runs if r not in without and r.sku != drop_sku]
+        skus = sorted({r.sku for r in kept})
+        whole = sorted({r.path for r in kept if not self._mixed(r.path, kept)})
+        table["architectures"]["sm_90"] = make_ranges.make_arch_entry(
+            whole, "sm_90", "sm_90 (Hopper)", "calibration", min_runs=3, min_machines=2,
+            min_skus=1 if drop_sku else min(2, len(skus)))
+        for key, entry in list(table["skus"].items()):
+            name = entry["names"][0]
+            if name not in SHORT:
+                continue
+            if name == drop_sku:
+                del table["skus"][key]
+                continue
+            mine = sorted({r.path for r in kept if r.sku == name and not self._mixed(r.path, kept)})
+            table["skus"][key] = make_ranges.make_entry(mine, entry["name"], entry["names"], "calibration",
+                                                        min_runs=3, min_machines=2)
+        return table
+
+    @staticmethod
+    def _mixed(path, kept):
+        """A node run of which a GPU was left out: the whole file goes (make_ranges reads files whole)."""
+        gpus = [r for r in kept if r.path == path]
+        return any(r.gpu is not None for r in gpus) and len(gpus) < len(report_model.load(path).devices())
 
 
-def plant_check(data, key, factor, quantities, tmp):
-    """A copy of the run with the rows behind card value `key` changed; for the spread, one SM made 15% slower."""
-    data = copy.deepcopy(data)
-    report = report_model.from_dict(data)
-    value = next(v for v in card.Card(report).build().values if v["key"] == key)
-    # A fault of the part slows every row of the experiments behind the value, not only the best one.
-    registered = {r.registered for r in card.rows_of(report, value["source"])}
-    names = {r.full_name for r in report.rows() if r.registered in registered}
-    for row in data["benchmarks"]:
-        if row.get("run_name", row.get("name")) not in names:
+def check_section(quick, check):
+    out = ["## The check: false alarms on healthy runs", ""]
+    runs = quick + check
+    tables = Tables(runs)
+    out += ["Each GPU judged by the sm_90 table and its SKU's table made without it: without the run, without every "
+            "run of its board, and without every run of its SKU (the architecture's table then comes from the other "
+            "SKU alone, and its SKU has no table).", "",
+            "| run | board | SKU | preset | code | without the run | without its board | without its SKU |",
+            "|---|---|---|---|---|---|---|---|"]
+    alarms = {"run": 0, "board": 0, "sku": 0}
+    current = {"run": 0, "board": 0, "sku": 0}
+    for run in runs:
+        cells = []
+        for kind, table in (("run", tables.make(without=[run])),
+                            ("board", tables.make(without=[r for r in runs if r.board == run.board])),
+                            ("sku", tables.make(drop_sku=run.sku))):
+            status, line, _ = judge(run.part, table)
+            alarms[kind] += status != verdict.NORMAL
+            current[kind] += status != verdict.NORMAL and run.code != "older"
+            cells.append(f"{verdict.NAME_OF[status]}: " + line.split(": ", 1)[-1][:90])
+        out.append(f"| {run.label} | {run.board[4:12]} | {SHORT.get(run.sku, run.sku)} | {run.preset} | {run.code[:7]} | "
+                   + " | ".join(cells) + " |")
+    now = sum(r.code != "older" for r in runs)
+    out += ["", f"**Not normal: {alarms['run']} of {len(runs)} without the run, {alarms['board']} of {len(runs)} without "
+            f"the board, {alarms['sku']} of {len(runs)} without the SKU; of the {now} runs of this session's code, "
+            f"{current['run']}, {current['board']} and {current['sku']}.**", ""]
+
+    out += ["## The check's power: planted faults, the SKU left out", "",
+            "Each healthy run of the check preset made worse, judged with its SKU removed from every table (the "
+            "architecture's from the other SKU's runs).", "",
+            "| fault | SKU | caught (abnormal, naming it) | verdict on the first |", "|---|---|---|---|"]
+    for key, what, factor, quantities in PLANTS:
+        for sku in sorted({r.sku for r in check}):
+            table = tables.make(drop_sku=sku)
+            hits, mine, first = 0, [r for r in check if r.sku == sku], ""
+            for run in mine:
+                status, line, judged = judge(rows_scaled(run.part, key, factor, quantities), table)
+                named = any(c["key"] == key for c in verdict.outside(judged[0][1].ranges))
+                hits += status == verdict.ABNORMAL and named
+                first = first or line
+            out.append(f"| {what} | {SHORT[sku]} | {hits} of {len(mine)} | {first[:160]} |")
+    out.append("")
+    return out, alarms
+
+
+def node_section(check):
+    out = ["## A node composed of four boards' check runs, one GPU's DRAM read 10% slow", "",
+           "The node layer judges each GPU against the median of the others (4 robust sigmas of the value's "
+           "board-to-board spread, at least 4%).", "",
+           "| SKU | GPUs (boards) | limits | healthy node | GPU 2 DRAM read -10% |", "|---|---|---|---|---|"]
+    tables = Tables(check)
+    for sku in sorted({r.sku for r in check}):
+        boards, picked = set(), []
+        for run in check:
+            if run.sku == sku and run.board not in boards:
+                boards.add(run.board)
+                picked.append(run)
+        picked = picked[:4]
+        if len(picked) < 3:
             continue
-        if factor is None:  # one SM's L2 latency +15%: the sweep's slowest reading becomes that SM's
-            row["max_over_sms"] = max(row["max_over_sms"], row["median_over_sms"] * 1.15)
+        for what, table in (("none (no architecture, no SKU)", {"version": 3, "architectures": {}, "skus": {}}),
+                            ("its SKU left out", tables.make(drop_sku=sku)),
+                            ("every layer, as shipped (these runs helped make them)", ranges.load(ranges.RANGES))):
+            parts = [r.part for r in picked]
+            healthy = verdict.judge_cards([(i, make_card(p, table)) for i, p in enumerate(parts)], table)
+            slow = list(parts)
+            slow[2] = rows_scaled(parts[2], "bandwidth.stream_read.fraction", 0.90, RATE)
+            judged = verdict.judge_cards([(i, make_card(p, table)) for i, p in enumerate(slow)], table)
+            node_status, _ = verdict.node_line(judged)
+            named = [f"GPU {g} {verdict.NAME_OF[s]}" for g, _, s, _ in judged if s != verdict.NORMAL]
+            layers = sorted({c["layer"] for c in verdict.outside(judged[2][1].ranges)})
+            out.append(f"| {SHORT[sku]} | {', '.join(r.board[4:12] for r in picked)} | {what} | "
+                       f"{', '.join(sorted({verdict.NAME_OF[s] for *_, s, _ in healthy}))} | "
+                       f"{verdict.NAME_OF[node_status]}: {'; '.join(named)} (GPU 2 outside by: {', '.join(layers)}) |")
+    out.append("")
+    return out
+
+
+def pairs_of(runs, same_code):
+    """[(a, b, scope)] of runs of one SKU, preset and code (runs of no recorded code: of one folder)."""
+    code = lambda r: same_code.get(r.code, r.code) if r.code != "older" else os.path.dirname(r.path)  # noqa: E731
+    found = []
+    for a, b in itertools.combinations(runs, 2):
+        if a.sku == b.sku and a.preset == b.preset and code(a) == code(b):
+            found.append((a, b, noise.scope(a.board, b.board)))
+    return found
+
+
+def model_without(runs, left_out, same_code, drop_sku=None):
+    paths = sorted({r.path for r in runs if r not in left_out and r.sku != drop_sku
+                    and not any(o.path == r.path for o in left_out)})
+    return make_noise.make_model(paths, "calibration", same_code=same_code, min_skus=1)
+
+
+def entries(a, b, model, threshold=5.0):
+    before, _ = compare.sides_of([r for r in a.part.all_rows if a.gpu is None or r.gpu is not None])
+    after, _ = compare.sides_of([r for r in b.part.all_rows if b.gpu is None or r.gpu is not None])
+    strip = lambda sides, run: {n.replace(f"/gpu:{run.gpu}", ""): s for n, s in sides.items()}  # noqa: E731
+    return compare.compare_rows(strip(before, a), strip(after, b), model, noise.scope(a.board, b.board), False,
+                                a.part.fixed_counters(), a.part.context)
+
+
+def counts(found, threshold):
+    c = {"slower": 0, "faster": 0, "ambiguous": 0, "changed": 0, "same": 0, "clock": 0, "slower past": 0}
+    for e in found:
+        if e["role"] == "diagnostic":
             continue
-        for q in quantities:
-            if q in row:
-                row[q] *= factor
-    return write(data, tmp, "planted.json")
+        v = e["verdict"]
+        key = "clock" if "(clock)" in v else v
+        c[key] = c.get(key, 0) + 1
+        if v == "slower" and abs(e["change"]) * 100 > threshold:
+            c["slower past"] += 1
+    return c
 
 
-def plant_compare_row(data, row_name, tmp):
-    """A copy of the run with one row's results made 5% worse."""
-    data = copy.deepcopy(data)
-    for row in data["benchmarks"]:
-        if row.get("run_name") == row_name:
-            for q, better in row["gpubench"]["results"].items():
-                if q == "time":
-                    row["real_time"] *= 1.05
-                elif q in row:
-                    row[q] *= 1.05 if better == "lower" else 1 / 1.05
-    return write(data, tmp, "planted-row.json")
+def compare_section(runs, same_code):
+    out = ["## compare.py on runs of identical code", "",
+           "Each pair judged with the noise model made without both runs (leave the pair out), then with the noise "
+           "model made without the pair's SKU (leave the SKU out). Same board: run to run; two boards: board to board.",
+           "",
+           "| pair | SKU | preset | scope | model | slower | slower past 5% | faster | changed | ambiguous | only by the "
+           "clock | same |", "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    same, cross = [], []
+    for a, b, where in pairs_of(runs, same_code):
+        (same if where == noise.SAME_BOARD else cross).append((a, b))
+    # Every same-board pair, and for two boards one pair per pair of boards.
+    seen, chosen = set(), []
+    for a, b in cross:
+        key = (a.sku, a.preset, frozenset((a.board, b.board)))
+        if key not in seen:
+            seen.add(key)
+            chosen.append((a, b))
+    totals = {}
+    for a, b in same + chosen:
+        for what, model in (("without the pair", model_without(runs, [a, b], same_code)),
+                            ("without the SKU", model_without(runs, [], same_code, drop_sku=a.sku))):
+            c = counts(entries(a, b, model), 5.0)
+            where = noise.scope(a.board, b.board)
+            total = totals.setdefault((where, what), {"pairs": 0, "slower": 0, "slower past": 0, "faster": 0,
+                                                      "changed": 0})
+            total["pairs"] += 1
+            for k in ("slower", "slower past", "faster", "changed"):
+                total[k] += c[k]
+            out.append(f"| {a.label} / {b.label} | {SHORT[a.sku]} | {a.preset} | {where.replace('_', ' ')} | {what} | "
+                       f"{c['slower']} | {c['slower past']} | {c['faster']} | {c['changed']} | {c['ambiguous']} | "
+                       f"{c['clock']} | {c['same']} |")
+    out += ["", "| scope | model | pairs | slower | slower past 5% | faster | changed |", "|---|---|---:|---:|---:|---:|---:|"]
+    for (where, what), t in sorted(totals.items()):
+        out.append(f"| {where.replace('_', ' ')} | {what} | {t['pairs']} | {t['slower']} | {t['slower past']} | "
+                   f"{t['faster']} | {t['changed']} |")
+    out.append("")
+    return out, same
 
 
-def before_tools(commit, tmp):
-    folder = os.path.join(tmp, "before")
-    os.makedirs(folder)
-    archive = subprocess.run(["git", "-C", ROOT, "archive", commit, "analysis"], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
-    return folder
+def worse(side, factor_of):
+    """A copy of a row's samples with each result made worse by factor_of(quantity) (1.05: 5% worse)."""
+    made = copy.copy(side)
+    made.samples = dict(side.samples)
+    for q, better in side.results.items():
+        if q in side.samples:
+            f = factor_of(q)
+            made.samples[q] = [x * f if better == "lower" else x / f for x in side.samples[q]]
+    return made
 
 
-def run_before(folder, args):
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=folder)
+def power_section(runs, same, same_code):
+    out = ["## compare.py's power", ""]
+    model = make_noise.make_model(sorted({r.path for r in runs}), "calibration", same_code=same_code, min_skus=1)
+    # Planted: 2% on a stable latency row, 5% on the DRAM read, against a back-to-back twin.
+    for a, b in same[:4]:
+        before, _ = compare.sides_of(a.part.all_rows)
+        after, _ = compare.sides_of(b.part.all_rows)
+        where = noise.scope(a.board, b.board)
+        for prefix, pct in (("PointerChase/l2_sms/bytes:2097152", 2.0), ("Stream/read/", 5.0)):
+            name = next((n for n in after if n.startswith(prefix) and n in before
+                         and (prefix.startswith("PointerChase") or "MiB:2048" in n)), None)
+            if name is None:
+                continue
+            planted = dict(after)
+            planted[name] = worse(after[name], lambda q: 1 + pct / 100)
+            found = [e for e in compare.compare_rows({name: before[name]}, {name: planted[name]}, model, where, False,
+                                                     (), a.part.context) if e["role"] == "result"]
+            verdicts = sorted({e["verdict"] for e in found})
+            spread = max(before[name].spread(found[0]["quantity"]), after[name].spread(found[0]["quantity"])) \
+                if found else 0
+            out.append(f"- {a.label} / {b.label}: `{name}` {pct:.0f}% worse (its own spread {spread:.2%}): "
+                       f"{', '.join(verdicts)}")
+    # The least change called slower, per class and scope.
+    out += ["", "The least change compare calls slower, per class: each result of each pair made worse in steps "
+            "(0.5% to 50%) in the second run, with the model made from every run; the median over the class's "
+            "results, and the 95th percentile (its noisiest rows, whose own spread sets their tolerance):", "",
+            "| class | run to run (same board): median, 95% | board to board: median, 95% |", "|---|---:|---:|"]
+    grid = (0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.10, 0.15, 0.20, 0.30, 0.50)
+    found = {}
+    for a, b, where in pairs_of(runs, same_code):
+        before, _ = compare.sides_of([r for r in a.part.all_rows if a.gpu is None or r.gpu is not None])
+        after, _ = compare.sides_of([r for r in b.part.all_rows if b.gpu is None or r.gpu is not None])
+        strip = lambda sides, run: {n.replace(f"/gpu:{run.gpu}", ""): s for n, s in sides.items()}  # noqa: E731
+        before, after = strip(before, a), strip(after, b)
+        for name, side in after.items():
+            if name not in before:
+                continue
+            for q in side.results:
+                cls = noise.class_of(side.rows[0], q, b.part.context)
+                if cls is None or cls in noise.NOT_JUDGED or noise.floor(model, cls, where) is None:
+                    continue
+                if q not in side.samples or q not in before[name].samples:
+                    continue
+                for step in grid:
+                    made = worse(side, lambda quantity: 1 + step if quantity == q else 1.0)
+                    verdicts = [e["verdict"] for e in compare.compare_rows({name: before[name]}, {name: made}, model,
+                                                                            where, False, (), a.part.context)
+                                if e["quantity"] == q]
+                    if verdicts and verdicts[0].startswith("slower"):
+                        found.setdefault((cls, where), []).append(step)
+                        break
+                else:
+                    found.setdefault((cls, where), []).append(1.0)
+    for cls in sorted(noise.CLASSES):
+        cells = []
+        for where in (noise.SAME_BOARD, noise.CROSS_BOARD):
+            steps = sorted(found.get((cls, where), []))
+            if not steps:
+                cells.append("-")
+                continue
+            mid, at = steps[len(steps) // 2], steps[min(len(steps) - 1, int(0.95 * len(steps)))]
+            text = lambda x: f"{x:.1%}" if x < 1 else "over 50%"  # noqa: E731
+            cells.append(f"{text(mid)}, {text(at)} ({len(steps)} results)")
+        out.append(f"| {cls} | {cells[0]} | {cells[1]} |")
+    out.append("")
+    return out
+
+
+def one_shot(paths):
+    out = ["## One-shot: every run of current code, as shipped", "",
+           "Each GPU of each run judged once with the shipped limits (no measuring again; the runs helped make them).", "",
+           "| run | verdict |", "|---|---|"]
+    table = ranges.load(ranges.RANGES)
+    alarms = 0
+    for run in runs_of(paths):
+        status, line, _ = judge(run.part, table)
+        alarms += status != verdict.NORMAL
+        out.append(f"| {run.label} | {line[:150]} |")
+    out += ["", f"**False alarms: {alarms} of {len(runs_of(paths))}.**", ""]
+    return out
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="+")
-    parser.add_argument("--before", help="a commit whose compare.py and card.py --check to run on the same runs")
-    parser.add_argument("--sku", default=SKU[0], help="the SKU's key in the ranges (default h100-sxm5)")
-    parser.add_argument("--name", default=SKU[1])
-    parser.add_argument("--match", action="append", help="text the GPU's name contains (default: H100 80GB HBM3)")
+    parser.add_argument("--quick", nargs="+", default=[], help="runs of README command 1's preset")
+    parser.add_argument("--check", nargs="+", default=[], help="runs of the check preset")
+    parser.add_argument("--same-code", action="append", default=[], metavar="A=B")
+    parser.add_argument("--skip", action="append", default=[], help="sections to skip: check node compare power")
     args = parser.parse_args()
-    SKU[:] = [args.sku, args.name, args.match or SKU[2]]
-    out = []
-    with tempfile.TemporaryDirectory() as tmp:
-        data = {path: read(path) for path in args.runs}
-        plain = {path: write(d, tmp, os.path.basename(path).replace(".gz", "")) for path, d in data.items()}
-        # The old tools see the runs as they would have been written before the rows carried their noise.
-        stripped = {}
-        for path, d in data.items():
-            old_rows = copy.deepcopy(d)
-            for row in old_rows["benchmarks"]:
-                row.pop("time_spread", None)
-                row.pop("cycles_spread", None)
-            stripped[plain[path]] = write(old_rows, tmp, "old-" + os.path.basename(path).replace(".gz", ""))
-        paths = list(plain.values())
-        boards = {}
-        for path in args.runs:
-            boards.setdefault(board(data[path]), []).append(plain[path])
-        label = {plain[p]: os.path.basename(p).split(".")[0] for p in args.runs}
-        board_of = {plain[p]: board(data[p]) for p in args.runs}
-        out.append(f"{len(paths)} runs on {len(boards)} boards: " + "; ".join(
-            f"{b[:12]}: {', '.join(label[p] for p in ps)}" for b, ps in boards.items()))
-        same_board = [(ps[0], ps[1]) for ps in boards.values() if len(ps) > 1]
-        firsts = [ps[0] for ps in boards.values()]
-        cross = [(a, b) for i, a in enumerate(firsts) for b in firsts[i + 1:]]
-        old = before_tools(args.before, tmp) if args.before else None
-
-        # compare: false alarms on pairs of identical code, floors made without the pair.
-        out += ["", "## compare.py --threshold 5 on runs of identical code", "",
-                "| pair | kind | before: exit, flagged | after: exit | slower | faster | ambiguous | fixed changed |"
-                " slower or faster only by the clock | same |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
-        for kind, pairs in (("same board, back to back", same_board), ("two boards", cross)):
-            for a, b in pairs:
-                limits = limits_without(paths, {a, b}, tmp, min_runs=3, min_machines=2)
-                status, counts, _ = compare_counts(a, b, limits)
-                before = "-"
-                if old:
-                    done = run_before(old, [os.path.join(old, "analysis", "compare.py"), stripped[a], stripped[b],
-                                            "--threshold", "5"])
-                    flagged = next((line.split(",")[2].strip() for line in done.stdout.splitlines()
-                                    if "quantities compared" in line), "?")
-                    before = f"{done.returncode}, {flagged}"
-                out.append(f"| {label[a]} / {label[b]} | {kind} | {before} | {status} | {counts.get('slower', 0)} | "
-                           f"{counts.get('faster', 0)} | {counts.get('ambiguous', 0)} | {counts.get('changed', 0)} | "
-                           f"{counts.get('slower (clock)', 0) + counts.get('faster (clock)', 0)} | "
-                           f"{counts.get('same', 0)} |")
-
-        # compare: power, each GPU row of one run made 5% worse in turn against its back-to-back twin.
-        a, b = same_board[0]
-        limits = limits_without(paths, {a, b}, tmp, min_runs=3, min_machines=2)
-        table = ranges.load(limits)
-        floor_of = compare.floors(report_model.load(a), table)
-        _, before_sides, _ = compare.load(a)
-        _, after_sides, _ = compare.load(b)
-        caught, ambiguous, missed, missed_names = 0, 0, 0, []
-        for name, side in after_sides.items():
-            if name not in before_sides or side.rows[0].gpu is None and "CPU" in side.rows[0].family:
-                continue
-            worse = copy.deepcopy(side)
-            for q, better in side.results.items():
-                worse.samples[q] = [x * (1.05 if better == "lower" else 1 / 1.05) for x in side.samples[q]]
-            verdicts = {e["verdict"] for e in compare.compare_rows({name: before_sides[name]}, {name: worse}, floor_of)
-                        if e["role"] == "result"}
-            if "slower" in verdicts:
-                caught += 1
-            elif "ambiguous" in verdicts:
-                ambiguous += 1
-            else:
-                missed += 1
-                missed_names.append(name)
-        total = caught + ambiguous + missed
-        out += ["", f"Power: every GPU row of {label[b]} made 5% worse in turn, against {label[a]} (floors without "
-                f"both): **slower in {caught} of {total} rows**, ambiguous in {ambiguous}, same in {missed}"
-                + (f" ({', '.join(sorted(missed_names))})" if missed_names else "") + "."]
-        stream_row = next(n for n in after_sides if n.startswith("Stream/read/"))
-        planted = plant_compare_row(data[next(p for p in args.runs if plain[p] == b)], stream_row, tmp)
-        status, counts, entries = compare_counts(a, planted, limits)
-        named = [e for e in entries if e["verdict"] == "slower"]
-        out.append(f"One row 5% slower ({stream_row}): compare.py --threshold 3 exits "
-                   f"{compare.run_compare(a, planted, '.', 3.0, False, False, limits)[0]}, naming "
-                   + ", ".join(f"{e['benchmark']} {e['quantity']} {e['change']:+.1%}" for e in named) + ".")
-
-        # the check: each run held out of its limits, then each board held out.
-        out += ["", "## The SKU check on runs of identical code", "",
-                "| run | board | before (old rule, old ranges) | after: leave the run out | after: leave its board out |",
-                "|---|---|---|---|---|"]
-        false_alarms = {"run": 0, "board": 0}
-        for path in paths:
-            its_board = [ps for ps in boards.values() if path in ps][0]
-            cells = []
-            for key, left_out in (("run", {path}), ("board", set(its_board))):
-                limits = limits_without(paths, left_out, tmp)
-                (status, line), _ = check(path, limits)[0]
-                false_alarms[key] += status != ranges.NORMAL
-                cells.append(line[:140] + ("..." if len(line) > 140 else ""))
-            before = "-"
-            if old:
-                done = run_before(old, [os.path.join(old, "analysis", "card.py"), stripped[path], "--out",
-                                        os.path.join(tmp, "old-card"), "--check"])
-                before = done.stderr.strip().splitlines()[-1][len("card.py --check: "):][:140] if done.stderr else "?"
-            out.append(f"| {label[path]} | {board_of[path][:12]} | {before} | "
-                       f"{cells[0]} | {cells[1]} |")
-        out += ["", f"False alarms: {false_alarms['run']} of {len(paths)} runs left out one at a time, "
-                f"{false_alarms['board']} of {len(paths)} with their whole board left out."]
-
-        # the check's power: planted faults, each run judged by limits made without it.
-        out += ["", "## Planted faults against the SKU check (limits made without the run)", "",
-                "| fault | caught (abnormal naming it) | verdict on the first run |", "|---|---|---|"]
-        for key, what, factor, quantities in PLANTS:
-            hits, first = 0, ""
-            for path in paths:
-                limits = limits_without(paths, {path}, tmp)
-                source = data[[p for p in args.runs if plain[p] == path][0]]
-                planted = plant_check(source, key, factor, quantities, tmp)
-                (status, line), built = check(planted, limits)[0]
-                named = any(c["key"] == key for c in ranges.outside(built.ranges))
-                hits += status == ranges.ABNORMAL and named
-                first = first or line
-            out.append(f"| {what} | {hits} of {len(paths)} | {first[:200]} |")
+    same_code = dict(pair.split("=", 1) for pair in args.same_code)
+    quick, check = runs_of(args.quick), runs_of(args.check)
+    out = [f"{len(quick) + len(check)} GPUs' runs: " + "; ".join(
+        f"{SHORT.get(s, s)}: {len({r.board for r in quick + check if r.sku == s})} boards"
+        for s in sorted({r.sku for r in quick + check})), ""]
+    if "check" not in args.skip:
+        out += check_section(quick, check)[0]
+    if "node" not in args.skip:
+        out += node_section(check)
+    if "compare" not in args.skip:
+        text, same = compare_section(quick + check, same_code)
+        out += text
+        if "power" not in args.skip:
+            out += power_section(quick + check, same, same_code)
+    out += one_shot(args.quick + args.check)
     print("\n".join(out))
     return 0
 
