@@ -43,6 +43,19 @@ def finish(figure, axes, output, xlabel, ylabel, title, legend_size=None):
     return True
 
 
+def level_labels(report):
+    """[(ns, text)] of each memory level as the card states it (its load-to-use values: the direct chase, L2 the
+    median over SMs), so the figure and the card say the same numbers."""
+    found = {}
+    for v in pointer_chase.memory(report):
+        level, _, kind = v["key"].rpartition(".")
+        if v["value"] is not None and kind in ("cycles", "ns"):
+            found.setdefault(level, {"label": v["label"].replace(" load-to-use latency", "").replace(" (ns)", "")})
+            found[level][kind] = v["value"]
+    return [(f["ns"], f"{f['label']} {f['ns']:.0f} ns ({f['cycles']:.1f} cycles, load-to-use)")
+            for f in found.values() if "ns" in f and "cycles" in f]
+
+
 def latency_figure(plt, report, device, output):
     figure, axes = plt.subplots(figsize=(9, 5.5))
     plotted = 0
@@ -53,10 +66,9 @@ def latency_figure(plt, report, device, output):
         axes.plot([s for s, _ in points], [l for _, l in points], marker="o", markersize=3, label=label)
         plotted += 1
         if family == "PointerChase/cached":
-            for level in pointer_chase.level_table(report, family, stride):
-                axes.axhline(level["ns"], color="grey", linewidth=0.6, linestyle=":")
-                axes.annotate(f"{level['name']} {level['ns']:.0f} ns ({level['latency']:.0f} cycles)",
-                              (points[0][0], level["ns"]), textcoords="offset points", xytext=(2, 3), fontsize=8,
+            for ns, text in level_labels(report):
+                axes.axhline(ns, color="grey", linewidth=0.6, linestyle=":")
+                axes.annotate(text, (points[0][0], ns), textcoords="offset points", xytext=(2, 3), fontsize=8,
                               color="dimgrey")
     if not plotted:
         return False

@@ -92,6 +92,15 @@ class CardOnDeviceJson(unittest.TestCase):
         self.assertLessEqual(low, 512 * 1024 * 1024)
         self.assertGreaterEqual(high, 512 * 1024 * 1024)
 
+    def test_the_latency_figure_labels_the_levels_as_the_card_states_them(self):
+        """The figure once labelled L1 "41 cycles" (the indexed chase) where the card says 32.0 (load-to-use)."""
+        from analysis import plots
+        report = load(H100_SUITE)
+        got = values(report)
+        labels = dict((text.split(" ")[0], text) for _, text in plots.level_labels(report))
+        self.assertIn(f"({got['memory.l1.cycles']['value']:.1f} cycles, load-to-use)", labels["L1"])
+        self.assertIn(f"({got['memory.dram.cycles']['value']:.1f} cycles", labels["DRAM"])
+
     def test_a_run_from_before_the_load_to_use_chase_has_only_indexed_readings(self):
         got = values(load([fixture("h100-chase-tlb"), fixture("h100-chase-carveout")]))
         self.assertIsNone(got["memory.l1.cycles"]["value"])

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""The verdict's layers on committed runs and synthetic ones (no GPU): the one table of verdicts and exit statuses;
+the architecture's limits judging a GPU whose SKU has none; the node layer naming the one slow GPU of a node and
+leaving ratios and capacities' grids alone; links judged against the architecture and the node's other links, a
+GPU named when every link of it is slow; busy from the run's context."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, ROOT)
+from analysis import card, links, ranges, verdict  # noqa: E402
+from analysis import report as report_model  # noqa: E402
+
+RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs")
+NO_LIMITS = {"version": 3, "architectures": {}, "skus": {}}
+
+
+def part_of(name, gpu=None):
+    parts = dict(report_model.load(os.path.join(RUNS, name + ".json.gz")).devices())
+    return parts[gpu]
+
+
+def built(part, limits):
+    made = card.Card(part)
+    made.limits = limits
+    return made.build()
+
+
+def scaled(part, prefix, factor, quantities=("bytes_per_second", "fraction_of_peak", "bytes_per_clock_per_sm")):
+    rows = []
+    for old in part.all_rows:
+        row = report_model.Row(dict(old))
+        row.__dict__.update(old.__dict__)
+        if row.registered.startswith(prefix):
+            for q in quantities:
+                if isinstance(row.get(q), (int, float)):
+                    row[q] *= factor
+        rows.append(row)
+    return report_model.Report(dict(part.context), rows, part.counter_table, part.gpu, part.sources)
+
+
+class TheTable(unittest.TestCase):
+    def test_one_table_of_verdicts_with_distinct_exits_and_every_tool_says_them(self):
+        names = [v["name"] for v in verdict.TABLE["verdicts"]]
+        verdicts = [v["exit"] for v in verdict.TABLE["verdicts"]]
+        own = [v["exit"] for v in verdict.TABLE["gpubench"]]
+        self.assertEqual(len(verdicts), len(set(verdicts)))
+        self.assertEqual(set(verdicts) & set(own), {0})  # gpubench's 0 (all ran) is the verdict normal's too
+        self.assertEqual(names[0], "wrong")  # most severe first
+        self.assertEqual(verdict.worst([verdict.NORMAL, verdict.BUSY, verdict.ABNORMAL]), verdict.BUSY)
+        self.assertEqual({v["action"] for v in verdict.TABLE["verdicts"]}, {"keep", "drain"})
+        done = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "card.py"), "--help"],
+                              capture_output=True, text=True)
+        for v in verdict.TABLE["verdicts"]:
+            self.assertIn(f"{v['exit']} {v['name'].replace('_', ' ')}", done.stdout)
+
+
+class Architecture(unittest.TestCase):
+    """An H200 judged with no H200 limits at all: the sm_90 table (its own values and fractions of its own peaks)
+    still judges it."""
+
+    def table_without_h200(self):
+        table = ranges.load(ranges.RANGES)
+        table["skus"] = {k: v for k, v in table["skus"].items() if "NVIDIA H200" not in v["names"]}
+        return table
+
+    def test_a_healthy_h200_is_normal_by_its_architecture_alone(self):
+        table = self.table_without_h200()
+        made = built(part_of("x2a-alone-0"), table)
+        status, line = made.verdict()
+        self.assertEqual(status, verdict.NORMAL, line)
+        self.assertIn("sm_90", line)
+        self.assertEqual({c["layer"] for c in made.ranges["checks"] if c["inside"] is not None},
+                         {"architecture", "own"})
+
+    def test_a_slow_dram_read_is_abnormal_by_the_architectures_fraction_of_the_chips_peak(self):
+        made = built(scaled(part_of("x2a-alone-0"), "Stream/read", 0.9), self.table_without_h200())
+        status, line = made.verdict()
+        self.assertEqual(status, verdict.ABNORMAL, line)
+        self.assertIn("stream read (DRAM)", line)
+        self.assertIn("architecture limit: at least", line)
+
+    def test_an_unknown_architecture_alone_has_no_limits(self):
+        part = part_of("x2a-alone-0")
+        context = dict(part.context, gpu_compute_capability="42.0", gpu_name="NVIDIA Future")
+        made = built(report_model.Report(context, part.all_rows, part.counter_table), ranges.load(ranges.RANGES))
+        status, line = made.verdict()
+        self.assertEqual(status, verdict.NO_LIMITS, line)
+
+
+class Node(unittest.TestCase):
+    """Four boards' check runs as one node (H200: b1eac696, 309057df, 674301d8 and the node run's second GPU)."""
+
+    def parts(self):
+        return [part_of("h200a-check-1"), part_of("x2a-alone-0"), part_of("x2a-alone-1"), part_of("x2a-node-plain", 1)]
+
+    def judge(self, parts, limits=NO_LIMITS):
+        return verdict.judge_cards([(i, built(p, limits)) for i, p in enumerate(parts)], limits)
+
+    def test_a_healthy_node_without_limits_has_none_and_no_fault(self):
+        judged = self.judge(self.parts())
+        self.assertEqual({s for *_, s, _ in judged}, {verdict.NO_LIMITS})
+        self.assertTrue(all(c["inside"] for _, card_, _, _ in judged for c in card_.ranges["checks"]
+                            if c["layer"] == "node"))
+
+    def test_the_one_slow_gpu_is_named_by_the_node_alone(self):
+        parts = self.parts()
+        parts[2] = scaled(parts[2], "Stream/read", 0.9)
+        judged = self.judge(parts)
+        self.assertEqual([s for *_, s, _ in judged],
+                         [verdict.NO_LIMITS, verdict.NO_LIMITS, verdict.ABNORMAL, verdict.NO_LIMITS])
+        self.assertIn("against the node", judged[2][3])
+        status, line = verdict.node_line(judged)
+        self.assertEqual(status, verdict.ABNORMAL)
+        self.assertIn("GPU 2 (GPU-674301d8, 0000:00:07.0): abnormal", line)
+
+    def test_ratios_and_grids_are_not_the_nodes_to_judge(self):
+        """A slow stream makes another GPU's chase "against the stream" look fast: ratios are left out; a capacity
+        resolved to another point of the grid meets the others' brackets."""
+        parts = self.parts()
+        parts[0] = scaled(parts[0], "Stream/read", 0.8)
+        judged = self.judge(parts)
+        keys = {c["key"] for _, card_, _, _ in judged for c in card_.ranges["checks"] if c["layer"] == "node"}
+        self.assertNotIn("mlp.gpu.fraction_of_stream", keys)
+        self.assertNotIn("bandwidth.copy_vs_memcpy", keys)
+        self.assertEqual([s for *_, s, _ in judged][1:], [verdict.NO_LIMITS] * 3)
+
+
+class Links(unittest.TestCase):
+    LIMITS = {"link.one_way.fraction_of_link": {"low": 0.8, "better": "higher", "source": "s"}}
+
+    def values(self, n, slow=()):
+        found = {}
+        for a in range(n):
+            for b in range(n):
+                if a != b:
+                    f = 0.55 if (a, b) in slow or (b, a) in slow else 0.83
+                    found[(a, b)] = {"one_way": f * 478e9, "one_way_fraction": f, "both_ways": None,
+                                     "both_ways_fraction": None, "latency_cycles": None, "boards": ("x", "y")}
+        return found
+
+    def test_the_node_run_of_two_h200s_has_every_link_normal_and_the_planted_one_slow(self):
+        table = ranges.load(ranges.RANGES)
+        for name, slow in (("x2a-node-plain", False), ("x2a-node-link", True)):
+            report = report_model.load(os.path.join(RUNS, name + ".json.gz"))
+            values = links.link_values(report)
+            self.assertEqual(sorted(values), [(0, 1), (1, 0)])
+            checks, named = links.judge(values, links.limits_of(report, table))
+            bad, lines = links.lines(checks, named)
+            self.assertEqual(bad, slow, lines)
+            if slow:
+                self.assertTrue(lines[0].startswith("link 0->1: abnormal: copy one way 0.5"), lines)
+
+    def test_one_slow_link_of_four_gpus_is_named_by_the_node_and_the_limit(self):
+        checks, named = links.judge(self.values(4, slow={(1, 2)}), self.LIMITS)
+        bad, lines = links.lines(checks, named)
+        self.assertEqual(named, {})
+        self.assertEqual([line.split(":")[0] for line in lines], ["link 1->2", "link 2->1"])
+        self.assertIn("against the node", lines[0])
+
+    def test_a_gpu_whose_every_link_is_slow_is_named_not_its_links(self):
+        slow = {(2, b) for b in range(4) if b != 2}
+        checks, named = links.judge(self.values(4, slow=slow), self.LIMITS)
+        bad, lines = links.lines(checks, named)
+        self.assertEqual(sorted(named), [2])
+        self.assertEqual(lines, ["GPU 2: every link from or to it is slow (6 links): the GPU, not its links"])
+
+    def test_the_matrix_has_a_row_and_a_column_per_gpu(self):
+        text = "\n".join(links.matrix_markdown(self.values(3)))
+        self.assertIn("| from \\ to | GPU 0 | GPU 1 | GPU 2 |", text)
+        self.assertIn("| GPU 0 | - | 396.7 (83.0%) | 396.7 (83.0%) |", text)
+
+
+class Busy(unittest.TestCase):
+    def test_other_processes_at_the_start_or_the_end_make_it_busy(self):
+        self.assertIsNone(verdict.busy_text({"gpubench_other_gpu_processes": "none"}))
+        self.assertIsNone(verdict.busy_text({"gpubench_other_gpu_processes": "unknown (nvidia-smi failed)"}))
+        text = verdict.busy_text({"gpubench_other_gpu_processes": "none",
+                                  "gpubench_other_gpu_processes_end": "1 (pid 7 python3 100 MiB)"})
+        self.assertEqual(text, "at the end 1 (pid 7 python3 100 MiB)")
+        context = json.loads(json.dumps(part_of("x2a-node-link", 0).context))
+        self.assertIn("python3", verdict.busy_text(context))
+
+
+if __name__ == "__main__":
+    unittest.main()
