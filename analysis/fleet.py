@@ -20,7 +20,7 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card, cli, ranges, verdict  # noqa: E402
+from analysis import card, cli, links, ranges, verdict  # noqa: E402
 
 # (column, card key, scale, unit): what tells a slow HBM stack, a degraded link or a throttled SM apart.
 GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
@@ -40,7 +40,25 @@ def node_name(path, report):
     return report.context.get("host_name") or os.path.splitext(os.path.basename(path))[0]
 
 
-def entries(paths, damaged=None, limits=None, subset=False):
+def node_links(report, node, limits):
+    """[{"node", "link", "one_way", "both_ways", "latency", "flags"}] of a node's links, each judged (links.py)."""
+    values = links.link_values(report)
+    if not values:
+        return []
+    checks, named = links.judge(values, links.limits_of(report, limits))
+    _, lines = links.lines(checks, named)
+    found = []
+    for (a, b), v in values.items():
+        bad = [c for c in checks if c["link"] == (a, b) and c["inside"] is False]
+        gpu_named = [g for g in named if g in (a, b)]
+        flags = ("GPU " + ", ".join(map(str, gpu_named)) + ": every link slow") if gpu_named else \
+            "; ".join(f"{c['label']} {c['value']:.4g} ({c['layer']})" for c in bad)
+        found.append({"node": node, "link": f"{a}->{b}", "one_way": v.get("one_way"), "fraction": v.get("one_way_fraction"),
+                      "both_ways": v.get("both_ways"), "latency": v.get("latency_cycles"), "flags": flags})
+    return found
+
+
+def entries(paths, damaged=None, limits=None, subset=False, link_rows=None):
     """One entry per node and GPU: {"node", "gpu", "name", "values": {column: value}, "ranges": checks, "verdict"};
     host-only runs give one entry per node with each host row's time. Card files beside the runs are skipped; a
     file that cannot be read goes into `damaged` ({path: why}) and the others are still read."""
@@ -57,6 +75,8 @@ def entries(paths, damaged=None, limits=None, subset=False):
             continue
         node = node_name(path, report)
         parts = report.devices()
+        if link_rows is not None:
+            link_rows += node_links(report, node, limits)
         if all(part.has_gpu() for _, part in parts):
             for gpu, built, status, line in card.judge_all(report, limits, subset):
                 part = built.report
@@ -110,7 +130,20 @@ def flag(found, tolerance, limits=None):
     return columns
 
 
-def markdown(found, columns, tolerance, damaged=None):
+def links_markdown(link_rows):
+    if not link_rows:
+        return []
+    out = ["", "## Links", "", "| node | link | one way (GB/s) | of the links | both ways (GB/s) | latency (cycles) | flag |",
+           "|---|---|---:|---:|---:|---:|---|"]
+    for r in link_rows:
+        cell = lambda x, f: "-" if x is None else f.format(x)  # noqa: E731
+        out.append(f"| {r['node']} | {r['link']} | {cell(r['one_way'] and r['one_way'] / 1e9, '{:.1f}')} | "
+                   f"{cell(r['fraction'], '{:.1%}')} | {cell(r['both_ways'] and r['both_ways'] / 1e9, '{:.1f}')} | "
+                   f"{cell(r['latency'], '{:.0f}')} | {('**' + r['flags'] + '**') if r['flags'] else ''} |")
+    return out
+
+
+def markdown(found, columns, tolerance, damaged=None, link_rows=()):
     units = {column: unit for column, _, _, unit in GPU_COLUMNS}
     shown = [c for c in columns if any(e["values"].get(c) is not None for e in found)]
     gpu_order = [c for c, _, _, _ in GPU_COLUMNS if c in shown]
@@ -135,6 +168,7 @@ def markdown(found, columns, tolerance, damaged=None):
         for e in flagged:
             for column, why in e["flags"].items():
                 lines.append(f"- {e['node']} GPU {e['gpu']}: {column} {why}")
+    lines += links_markdown(link_rows)
     if damaged:
         lines += ["", "## Files that could not be read", ""] + [f"- {path}: {why}" for path, why in damaged.items()]
     return "\n".join(lines) + "\n"
@@ -157,13 +191,13 @@ def main():
         limits = ranges.load(args.ranges)
     except (OSError, ValueError) as e:
         raise cli.UsageError(f"reference ranges: {e}") from None
-    damaged = {}
-    found = entries(args.json, damaged, limits, args.subset)
+    damaged, link_rows = {}, []
+    found = entries(args.json, damaged, limits, args.subset, link_rows)
     if not found:
         raise cli.UsageError("no node's run could be read: " + "; ".join(damaged.values()) if damaged else
                              "no gpubench run among the inputs (card files are skipped)")
     columns = flag(found, args.tolerance, limits)
-    text = markdown(found, columns, args.tolerance, damaged)
+    text = markdown(found, columns, args.tolerance, damaged, link_rows)
     if args.out:
         cli.writable(args.out + ".md", "fleet report")
         with open(args.out + ".md", "w") as f:
@@ -173,7 +207,8 @@ def main():
         sys.stdout.write(text)
     for path, why in damaged.items():
         print(f"fleet.py: skipped {why}", file=sys.stderr)
-    return 1 if args.check and (any(e["flags"] for e in found) or damaged) else 0
+    flagged = any(e["flags"] for e in found) or any(r["flags"] for r in link_rows)
+    return 1 if args.check and (flagged or damaged) else 0
 
 
 if __name__ == "__main__":

@@ -36,9 +36,19 @@ class FleetReport(unittest.TestCase):
     def test_the_two_h200_host_reads_as_one_node_of_two_gpus(self):
         done = report([TWO_H200], "--check")
         self.assertEqual(done.returncode, 0, done.stderr)
-        rows = [line for line in done.stdout.splitlines() if line.startswith("| vm |")]
+        rows = [line for line in done.stdout.splitlines() if line.startswith("| vm |") and "NVIDIA" in line]
         self.assertEqual(len(rows), 2, done.stdout)
         self.assertIn("None flagged", done.stdout)
+
+    def test_the_node_links_are_a_table_and_a_slow_one_is_flagged(self):
+        done = report([TWO_H200], "--check")
+        self.assertIn("## Links", done.stdout)
+        self.assertIn("| vm | 0->1 | 396.2 | 82.9% | 781.9 | 1678 |  |", done.stdout)
+        slow = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs", "x2a-node-link.json.gz")
+        done = report([slow], "--check")
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn("| vm | 0->1 | 265.2 | 55.5% |", done.stdout)
+        self.assertIn("**copy one way 0.5548 (architecture)", done.stdout)
 
     def test_a_planted_slow_gpu_is_flagged_against_the_median(self):
         with gzip.open(TWO_H200, "rt") as f:
