@@ -50,6 +50,15 @@ def writable(path, what="output"):
     return path
 
 
+def write_json(path, data, what):
+    """`data` as indented JSON at `path` (checked writable first), ending in a newline."""
+    import json
+    writable(path, what)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+
+
 def main(entry):
     """Runs `entry()` and returns its exit status; bad input ends in one line and exit 2."""
     try:

@@ -16,7 +16,6 @@ runs of at least --min-skus GPU names.
 """
 import argparse
 import itertools
-import json
 import sys
 import os
 
@@ -170,10 +169,7 @@ def main():
         same[a] = b
     model = make_model(args.runs, args.source, args.k, args.margin, args.minimum, args.fixed_tolerance, args.min_skus,
                        same)
-    cli.writable(args.out, "noise model")
-    with open(args.out, "w") as f:
-        json.dump(model, f, indent=1)
-        f.write("\n")
+    cli.write_json(args.out, model, "noise model")
     print(f"{args.out}: {len(model['classes'])} classes from {model['made']['pairs']} pairs on "
           f"{model['made']['boards']} boards of {', '.join(model['made']['gpu_names'])}", file=sys.stderr)
     return 0

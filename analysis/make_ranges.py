@@ -20,7 +20,6 @@ another compute capability or of fewer SKUs than --min-skus; fewer runs or board
 floor.
 """
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -253,10 +252,7 @@ def main():
         entry = make_arch_entry(args.runs, args.arch, args.name, args.source, args.k, args.floor, args.min_runs,
                                 args.min_machines, args.min_skus, args.links)
         table["architectures"][args.arch] = entry
-    cli.writable(args.file, "limits file")
-    with open(args.file, "w") as f:
-        json.dump(table, f, indent=1)
-        f.write("\n")
+    cli.write_json(args.file, table, "limits file")
     print(f"{args.sku or args.arch}: {len(entry['ranges'])} limits from {entry['made']['runs']} runs on "
           f"{entry['made']['boards']} boards", file=sys.stderr)
     return 0

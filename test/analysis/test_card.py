@@ -950,11 +950,16 @@ class MakeRanges(unittest.TestCase):
     RUNS = sorted(os.path.join(SkuCheck.RUNS, f) for f in os.listdir(SkuCheck.RUNS)
                   if f.startswith("h100") and "planted" not in f)
 
+    @staticmethod
+    def shipped_copy(tmp):
+        table = os.path.join(tmp, "ranges.json")
+        with open(ranges.RANGES) as f, open(table, "w") as g:
+            g.write(f.read())
+        return table
+
     def make(self, runs, *args):
         with tempfile.TemporaryDirectory() as tmp:
-            table = os.path.join(tmp, "ranges.json")
-            with open(ranges.RANGES) as f, open(table, "w") as g:
-                g.write(f.read())
+            table = self.shipped_copy(tmp)
             done = subprocess.run([sys.executable, self.MAKE, *runs, "--sku", "x", "--name", "X", "--names",
                                    "NVIDIA H100 80GB HBM3", "--source", "test", "--file", table, *args],
                                   capture_output=True, text=True)
@@ -993,9 +998,7 @@ class MakeRanges(unittest.TestCase):
 
     def test_a_name_that_is_not_the_gpus_is_refused(self):
         with tempfile.TemporaryDirectory() as tmp:
-            table = os.path.join(tmp, "ranges.json")
-            with open(ranges.RANGES) as f, open(table, "w") as g:
-                g.write(f.read())
+            table = self.shipped_copy(tmp)
             done = subprocess.run([sys.executable, self.MAKE, *self.RUNS, "--sku", "a100", "--name", "A100",
                                    "--names", "H100 80GB", "--source", "test", "--file", table],
                                   capture_output=True, text=True)
@@ -1004,9 +1007,7 @@ class MakeRanges(unittest.TestCase):
 
     def test_an_architecture_needs_runs_of_several_skus_and_takes_what_the_sm_sets(self):
         with tempfile.TemporaryDirectory() as tmp:
-            table = os.path.join(tmp, "ranges.json")
-            with open(ranges.RANGES) as f, open(table, "w") as g:
-                g.write(f.read())
+            table = self.shipped_copy(tmp)
             args = [sys.executable, self.MAKE, *self.RUNS, "--arch", "sm_90", "--name", "sm_90", "--source", "test",
                     "--file", table]
             done = subprocess.run(args, capture_output=True, text=True)
