@@ -379,9 +379,12 @@ def measure_again(report, judged, gpubench, args, say):
             say(f"card.py: measuring again failed ({tail[0]}); the first reading stands")
             return report
         again = cli.load(out)
-    if gpus and len(gpus) == 1 and all(row.gpu is None for row in again.all_rows):
-        for row in again.all_rows:  # one GPU asked for: its rows come back untagged
-            row.gpu = gpus[0]
     redone = set(gpus) if gpus else {None}
+    fresh = []
+    for row in again.all_rows:
+        if gpus and len(gpus) == 1 and row.gpu is None:
+            row.gpu = gpus[0]  # one GPU asked for: its rows come back untagged
+        if not gpus or row.gpu in redone:
+            fresh.append(row)
     kept = [row for row in report.all_rows if row.family not in names or (gpus and row.gpu not in redone)]
-    return report_model.Report(report.context, kept + again.all_rows, report.counter_table, sources=report.sources)
+    return report_model.Report(report.context, kept + fresh, report.counter_table, sources=report.sources)

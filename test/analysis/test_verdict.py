@@ -175,6 +175,31 @@ class Links(unittest.TestCase):
         self.assertIn("| GPU 0 | - | 396.7 (83.0%) | 396.7 (83.0%) |", text)
 
 
+class MeasuredAgainOnOneGpu(unittest.TestCase):
+    """The node run with SM 17 of GPU 1 kept busy, measured again by a stand-in gpubench that writes a healthy run
+    of GPU 1's board alone: only GPU 1's rows of the family are replaced, GPU 0's stay as they were."""
+
+    def test_only_the_gpu_outside_is_measured_again(self):
+        standin = os.path.join(ROOT, "test", "app", "standin_gpubench.py")
+        report = report_model.load(os.path.join(RUNS, "x2a-node-gpu.json.gz"))
+        limits = ranges.load(ranges.RANGES)
+        judged = verdict.judge_cards([(g, built(p, limits)) for g, p in report.devices()], limits)
+        self.assertEqual([s for *_, s, _ in judged], [verdict.NORMAL, verdict.ABNORMAL])
+        said = []
+        os.environ["STANDIN_RUN"] = os.path.join(RUNS, "x2a-alone-1.json.gz")
+        try:
+            again = verdict.measure_again(report, judged, standin, ["--gpubench_preset=check"], said.append)
+        finally:
+            del os.environ["STANDIN_RUN"]
+        self.assertIn("measuring again: SmMap on GPU 1", said[0])
+        before = sorted(r.full_name for r in report.all_rows if r.family == "SmMap" and r.gpu == 0)
+        after = sorted(r.full_name for r in again.all_rows if r.family == "SmMap" and r.gpu == 0)
+        self.assertEqual(before, after)
+        self.assertEqual(len([r for r in again.all_rows if r.family == "SmMap" and r.gpu == 1]), len(before))
+        rejudged = verdict.judge_cards([(g, built(p, limits)) for g, p in again.devices()], limits)
+        self.assertEqual([s for *_, s, _ in rejudged], [verdict.NORMAL, verdict.NORMAL])
+
+
 class Busy(unittest.TestCase):
     def test_other_processes_at_the_start_or_the_end_make_it_busy(self):
         self.assertIsNone(verdict.busy_text({"gpubench_other_gpu_processes": "none"}))
