@@ -13,7 +13,7 @@ NOISE = {"bytes_per_second": "cache_bandwidth", "bytes_per_clock_per_sm": "cache
 def noise_class(row, quantity, context):
     """A set near this chip's L2 (all the SMs' sets together) reads as placement in the L2's partitions falls."""
     size = row.value("working_set_bytes")
-    if quantity in NOISE and size and at_an_edge(size, context, ("l2",)):
+    if quantity in NOISE and size and at_an_edge(size, context, l1=None, l2=(0.25, 2.0)):
         return "capacity_edge"
     return None
 

@@ -210,10 +210,7 @@ def model_without(runs, left_out, same_code, drop_sku=None):
 
 
 def entries(a, b, model, threshold=5.0):
-    before, _ = compare.sides_of([r for r in a.part.all_rows if a.gpu is None or r.gpu is not None])
-    after, _ = compare.sides_of([r for r in b.part.all_rows if b.gpu is None or r.gpu is not None])
-    strip = lambda sides, run: {n.replace(f"/gpu:{run.gpu}", ""): s for n, s in sides.items()}  # noqa: E731
-    return compare.compare_rows(strip(before, a), strip(after, b), model, noise.scope(a.board, b.board), False,
+    return compare.compare_rows(own_sides(a), own_sides(b), model, noise.scope(a.board, b.board), False,
                                 a.part.fixed_counters(), a.part.context)
 
 
@@ -269,6 +266,12 @@ def compare_section(runs, same_code):
     return out, same
 
 
+def own_sides(run):
+    """{row name without its GPU tag: Side} of one GPU of a run."""
+    sides, _ = compare.sides_of([r for r in run.part.all_rows if run.gpu is None or r.gpu is not None])
+    return {n.replace(f"/gpu:{run.gpu}", ""): s for n, s in sides.items()}
+
+
 def worse(side, factor_of):
     """A copy of a row's samples with each result made worse by factor_of(quantity) (1.05: 5% worse)."""
     made = copy.copy(side)
@@ -284,12 +287,13 @@ def power_section(runs, same, same_code):
     out = ["## compare.py's power", ""]
     model = make_noise.make_model(sorted({r.path for r in runs}), "calibration", same_code=same_code, min_skus=1)
     # Planted: 2% on a stable latency row, 5% on the DRAM read, against a back-to-back twin.
-    for a, b in same[:4]:
-        before, _ = compare.sides_of(a.part.all_rows)
-        after, _ = compare.sides_of(b.part.all_rows)
+    for a, b in same:
+        before, after = own_sides(a), own_sides(b)
         where = noise.scope(a.board, b.board)
-        for prefix, pct in (("PointerChase/l2_sms/bytes:2097152", 2.0), ("Stream/read/", 5.0)):
-            name = next((n for n in after if n.startswith(prefix) and n in before
+        # A stable latency row (the quick preset's L2 chase over SMs, else the check's L2 chase), and the DRAM read.
+        for prefixes, pct in ((("PointerChase/l2_sms/bytes:2097152", "PointerChase/direct_l2/bytes:16777216"), 2.0),
+                              (("Stream/read/",), 5.0)):
+            name = next((n for prefix in prefixes for n in after if n.startswith(prefix) and n in before
                          and (prefix.startswith("PointerChase") or "MiB:2048" in n)), None)
             if name is None:
                 continue
@@ -310,10 +314,7 @@ def power_section(runs, same, same_code):
     grid = (0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.10, 0.15, 0.20, 0.30, 0.50)
     found = {}
     for a, b, where in pairs_of(runs, same_code):
-        before, _ = compare.sides_of([r for r in a.part.all_rows if a.gpu is None or r.gpu is not None])
-        after, _ = compare.sides_of([r for r in b.part.all_rows if b.gpu is None or r.gpu is not None])
-        strip = lambda sides, run: {n.replace(f"/gpu:{run.gpu}", ""): s for n, s in sides.items()}  # noqa: E731
-        before, after = strip(before, a), strip(after, b)
+        before, after = own_sides(a), own_sides(b)
         for name, side in after.items():
             if name not in before:
                 continue
