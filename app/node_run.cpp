@@ -22,7 +22,16 @@ namespace gpubench::app {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
-void remember(int signal) { g_signal = signal; }  // the children get it too: they stop and write what they ran
+// The children running now: a signal to the parent alone (a scheduler's SIGTERM) is passed on, so they stop and
+// write what they ran (kill is async-signal-safe).
+constexpr int kMaxChildren = 1024;
+pid_t g_running[kMaxChildren] = {};
+volatile std::sig_atomic_t g_running_count = 0;
+void remember(int signal) {
+  g_signal = signal;
+  for (int i = 0; i < g_running_count; ++i)
+    if (g_running[i] > 0) kill(g_running[i], signal);
+}
 
 std::string tag(int gpu) { return "/gpu:" + std::to_string(gpu); }
 
@@ -47,6 +56,7 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   argv.push_back("--benchmark_out_format=json");
   argv.push_back("--gpubench_card=none");
   child.pid = fork();
+  if (child.pid > 0 && g_running_count < kMaxChildren) g_running[g_running_count++] = child.pid;
   if (child.pid == 0) {
     const int log = open(child.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log >= 0) {
@@ -86,6 +96,7 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
     done.push_back(child);
   }
   children.clear();
+  g_running_count = 0;  // every child of the round has ended
 }
 
 bool is_device_key(const std::string& key) {
