@@ -16,6 +16,25 @@ def listed(*flags):
     return done.stdout.split()
 
 
+class ExitStatuses(unittest.TestCase):
+    def test_help_lists_the_one_table_of_verdicts(self):
+        """gpubench's exit statuses come from analysis/verdicts.json, written into it at build time."""
+        import json
+        import os
+        table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "analysis", "verdicts.json")
+        with open(table) as f:
+            verdicts = json.load(f)["verdicts"]
+        done = subprocess.run([GPUBENCH, "--help"], capture_output=True, text=True, timeout=60)
+        for v in verdicts:
+            self.assertIn(f"  {v['exit']}  with --gpubench_verdict: {v['meaning']} ({v['action']} the node)", done.stdout)
+
+    def test_a_node_run_needs_its_report_file(self):
+        done = subprocess.run([GPUBENCH, "--gpubench_device=0,1", "--benchmark_filter=^Stream/read"],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("a run over several GPUs writes one report of the node: add --benchmark_out=FILE", done.stderr)
+
+
 class DeviceList(unittest.TestCase):
     def test_every_gpu_row_once_per_gpu_and_host_rows_once(self):
         one = listed()
