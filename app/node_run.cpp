@@ -141,7 +141,8 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
   if (child.contains("gpubench") && !merged.contains("gpubench")) merged["gpubench"] = child["gpubench"];
   const nlohmann::ordered_json context = child.value("context", nlohmann::ordered_json::object());
   for (const auto& [key, value] : context.items()) {
-    if (gpu >= 0 && is_device_key(key)) {
+    if (is_device_key(key)) {
+      if (gpu < 0) continue;  // the host rows' child: its GPU's keys are another child's to give
       // A GPU's context from its first child; what was on it at the end from its last.
       if (first_of_gpu || key == "gpubench_other_gpu_processes_end") merged["context"][key + tag(gpu)] = value;
     } else if (key == "gpubench_rows_planned") {

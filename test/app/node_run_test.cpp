@@ -90,6 +90,10 @@ TEST(NodeRun, ChildrenMergeAsOneRunOverSeveralGpus) {
   EXPECT_EQ(merged["benchmarks"][1]["name"], "Stream/read/gpu:1/MiB:8/manual_time");
   EXPECT_EQ(merged["benchmarks"][1]["gpubench"]["gpu"], 1);
   EXPECT_EQ(merged["gpubench"]["schema"], 2);
+  // The host rows' child: its rows untagged, its GPU's keys left to the GPUs' children.
+  merge_child(merged, child("GPU-a-again", "none"), -1, true);
+  EXPECT_FALSE(merged["context"].contains("gpu_uuid"));
+  EXPECT_EQ(merged["benchmarks"].back()["name"], "Stream/read/MiB:8/manual_time");
 }
 
 }  // namespace
