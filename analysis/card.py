@@ -368,8 +368,7 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
         where = f"GPU {gpu}: " if gpu is not None else ""
         say(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}")
     if len(judged) > 1:
-        link_checks, named = links.judge(links.link_values(report), links.limits_of(report, limits))
-        _, link_lines = links.lines(link_checks, named)
+        _, link_lines = judge_links(report, limits)
         for line in link_lines:
             say(f"card.py --check: {line}")
         status, line = verdict.node_line(judged, link_lines)
@@ -403,7 +402,14 @@ NODE_VALUES = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "T
                ("L2 latency, worst SM", "sm_map.l2_latency.worst_vs_median", 1, "of the median"))
 
 
-def node_markdown(report, built, limits):
+def judge_links(report, limits):
+    """(the node's links, one line per slow link or GPU named by its links): analysis/links.py, read once."""
+    values = links.link_values(report)
+    checks, named = links.judge(values, links.limits_of(report, limits))
+    return values, links.lines(checks, named)[1]
+
+
+def node_markdown(report, built, link_values, link_lines):
     """The node card: the GPUs side by side (a value outside any layer marked), the NVLink matrix, the verdicts."""
     gpus = [gpu for gpu, _ in built]
     lines = [f"# Node card: {len(gpus)} GPUs", "",
@@ -428,11 +434,8 @@ def node_markdown(report, built, limits):
         lines.append(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
     if all(c.judged for _, c in built):
         lines.append("| verdict | " + " | ".join(f"**{verdict.NAME_OF[c.judged[0]]}**" for _, c in built) + " |")
-    values = links.link_values(report)
-    lines += [""] + links.matrix_markdown(values)
-    if values and all(c.judged for _, c in built):
-        link_checks, named = links.judge(values, links.limits_of(report, limits))
-        _, link_lines = links.lines(link_checks, named)
+    lines += [""] + links.matrix_markdown(link_values)
+    if link_values and all(c.judged for _, c in built):
         status, line = verdict.node_line([(g, c, *c.judged) for g, c in built], link_lines)
         lines += ["## Verdicts", ""] + [f"- GPU {g}: {c.judged[1]}" for g, c in built] + \
                  [f"- {line}" for line in link_lines] + [f"- **node: {line}**"]
@@ -450,13 +453,13 @@ def write_host_card(report, prefix, plots, cards_by_gpu, limits=None):
         notes.append(note)
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
         values += [v | {"key": f"gpu:{gpu}/{v['key']}", "gpu": gpu} for v in card.values]
-    markdown = node_markdown(report, built, limits).replace("`card-gpu", f"`{os.path.basename(prefix)}-gpu")
+    link_values, link_lines = judge_links(report, limits)
+    markdown = node_markdown(report, built, link_values, link_lines).replace("`card-gpu",
+                                                                            f"`{os.path.basename(prefix)}-gpu")
     document = {"devices": cards, "values": values,
                 "links": [{"from": a, "to": b} | {k: v for k, v in value.items() if k != "boards"} |
-                          {"boards": list(value["boards"])} for (a, b), value in links.link_values(report).items()]}
+                          {"boards": list(value["boards"])} for (a, b), value in link_values.items()]}
     if all(card.judged for _, card in built):
-        link_checks, named = links.judge(links.link_values(report), links.limits_of(report, limits))
-        _, link_lines = links.lines(link_checks, named)
         status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built], link_lines)
         document["verdict"] = {"name": verdict.NAME_OF[status], "exit": status, "action": verdict.action(status),
                                "line": line, "links": link_lines}
