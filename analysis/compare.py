@@ -25,6 +25,7 @@ more than PCT percent (and beyond the noise), a fixed counter changed, or a row 
 side; 2 bad input, runs of different GPUs or GPU counts (unless allowed), or nothing compared.
 """
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -70,6 +71,23 @@ class Side:
             statistics.median(values) else 0.0
         return max([between] + own)
 
+    def half_width(self, quantity):
+        """The stated 95% half-width of a result (relative), combined over repetitions, or None where a row states
+        none (an older run, a result not read from the timed launches)."""
+        widths = [row.half_width(quantity) for row in self.rows]
+        if not widths or any(w is None for w in widths):
+            return None
+        return math.sqrt(sum(w * w for w in widths)) / len(widths)  # the mean of independent estimates
+
+    @property
+    def states_precision(self):
+        """Whether every row was measured under a stopping rule or says its samples (gpubench.precision)."""
+        return all(row.precision for row in self.rows)
+
+    def launches(self):
+        counts = [row.samples for row in self.rows if row.samples]
+        return sum(counts) if counts else None
+
     def clock(self):
         clocks = self.samples.get("sm_mhz")
         return statistics.median(clocks) if clocks else None
@@ -90,9 +108,9 @@ def sides_of(rows):
         if row.aggregate or row.skipped:
             continue
         if row.error:
-            failed[row.full_name] = row.error
+            failed[row.key] = row.error
             continue
-        grouped.setdefault(row.full_name, []).append(row)
+        grouped.setdefault(row.key, []).append(row)
     return {name: Side(same) for name, same in grouped.items()}, failed
 
 
@@ -118,6 +136,43 @@ def judge(change, better, tolerance):
     if abs(worse) > 2 * tolerance:
         return "slower" if worse > 0 else "faster"
     return "ambiguous"
+
+
+NOISIER_FACTOR = 4.0  # a side this many times noisier than its class's floor and the other side is a finding
+
+
+def judge_with_intervals(change, better, floor, width_before, width_after, samples_before, samples_after):
+    """(verdict, note) of a change whose sides state their 95% half-widths: beyond the class's floor by more than
+    the two intervals combined, slower or faster; inside the floor with them, same; otherwise ambiguous, with how
+    many more launches would decide it (a half-width shrinks with the square root of the samples)."""
+    worse = oriented(change, better)
+    combined = math.sqrt(width_before ** 2 + width_after ** 2)
+    if worse - combined > floor:
+        return "slower", ""
+    if worse + combined < -floor:
+        return "faster", ""
+    if abs(worse) + combined <= floor:
+        return "same", ""
+    gap = abs(abs(worse) - floor)
+    if gap == 0 or not samples_before or not samples_after:
+        return "ambiguous", f"the intervals (+-{combined:.2%}) straddle the noise floor ({floor:.2%})"
+    factor = (combined / gap) ** 2
+    return "ambiguous", (f"the intervals (+-{combined:.2%}) straddle the noise floor ({floor:.2%}): about "
+                         f"{factor:.1f}x the launches ({int(samples_before * factor)} and "
+                         f"{int(samples_after * factor)}) would decide it")
+
+
+def noisier_side(b, a, quantity, floor):
+    """'BEFORE' or 'AFTER' when that side's own noise is far above its class's floor and the other side's: a finding
+    of its own (a fault that makes a row noisy), never a wider tolerance. By the stated half-widths where both
+    sides have them, else by the launches' spreads."""
+    wb, wa = b.half_width(quantity), a.half_width(quantity)
+    if wb is None or wa is None:
+        wb, wa = b.spread(quantity), a.spread(quantity)
+    for name, mine, theirs in (("AFTER", wa, wb), ("BEFORE", wb, wa)):
+        if mine > NOISIER_FACTOR * max(floor, theirs):
+            return name, mine, theirs
+    return None
 
 
 def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), context=None):
@@ -164,22 +219,46 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                 entry["tolerance"] = tolerance
                 entry["verdict"] = "changed" if abs(change) > tolerance else "same"
             elif role == "result":
-                tolerance = max(noise.floor(model, cls, where), factor * b.spread(quantity),
-                                factor * a.spread(quantity))
+                floor = noise.floor(model, cls, where)
+                width_b, width_a = b.half_width(quantity), a.half_width(quantity)
+                noisy = noisier_side(b, a, quantity, floor) if b.states_precision and a.states_precision else None
+                if noisy:
+                    # Its noise is the finding: judged on the class's floor alone, the change is said beside it.
+                    side, mine, theirs = noisy
+                    tolerance = floor
+                    verdict = "noisier"
+                    entry["note"] = (f"{side} is noisier: +-{mine:.2%} against +-{theirs:.2%} and a floor of "
+                                     f"{floor:.2%}; the change alone: {judge(change, better, floor)}")
+                elif width_b is not None and width_a is not None:
+                    tolerance = max(floor, math.sqrt(width_b ** 2 + width_a ** 2))
+                    verdict, entry["note"] = judge_with_intervals(change, better, floor, width_b, width_a,
+                                                                  b.launches(), a.launches())
+                elif b.states_precision and a.states_precision:
+                    # A result read from an untimed sweep (no interval): the floor, never the row's own spread.
+                    tolerance = floor
+                    verdict = judge(change, better, tolerance)
+                else:  # a run from before intervals: as before them
+                    tolerance = max(floor, factor * b.spread(quantity), factor * a.spread(quantity))
+                    verdict = judge(change, better, tolerance)
                 entry["tolerance"] = tolerance
-                verdict = judge(change, better, tolerance)
                 if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE \
                         and not report_model.per_clock(quantity):
                     # At equal clock: a time scales with 1/clock, a rate with the clock.
                     ratio = clock_a / clock_b
                     at_clock = (am * ratio if better == "lower" else am / ratio) / bm - 1 if bm else change
                     equal = judge(at_clock, better, tolerance)
-                    entry["note"] = f"SM clock {clock_b:.0f} -> {clock_a:.0f} MHz; at equal clock {at_clock:+.2%}"
+                    entry["note"] = (entry["note"] + "; " if entry["note"] else "") + \
+                        f"SM clock {clock_b:.0f} -> {clock_a:.0f} MHz; at equal clock {at_clock:+.2%}"
                     if verdict in ("slower", "faster") and equal != verdict:
                         verdict += " (clock)"
                 entry["verdict"] = verdict
             out.append(entry)
     return out
+
+
+def host_row(row):
+    """A row of the host (no GPU): its results are the host class's, which compare never judges."""
+    return row.gpu is None and any(noise.class_of(row, q) in noise.NOT_JUDGED for q in row.results)
 
 
 def number(value):
@@ -255,26 +334,34 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
         for name, error in sorted(errors.items()):
             if name_filter.search(name):
                 problems.append(f"failed in {side}: {name}: {error}")
+    said = []  # host rows that only one host has (a sweep up to its cores): said, not failed
     for label, mine, theirs, their_failed in (("only in BEFORE", before, after, after_failed),
                                               ("only in AFTER", after, before, before_failed)):
         for name in sorted(n for n in mine if n not in theirs and n not in their_failed):
-            problems.append(f"{label}: {name}")
+            if host_row(mine[name].rows[0]):
+                said.append(f"{label} (a host row: the hosts differ): {name}")
+            else:
+                problems.append(f"{label}: {name}")
     judged = [e for e in entries if e["role"] != "diagnostic"]
     if not judged:
         raise cli.UsageError("nothing compared: no row of the one run (after --filter) has a measured twin in the other"
                              + (f" ({len(problems)} failed or missing)" if problems else ""))
+    problems += said  # shown with the rest, after the problems that fail
+    problems_failing = len(problems) - len(said)
     counts = {}
     for e in judged:
         counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
-    slower = [e for e in judged if e["verdict"] == "slower" and (threshold is None or abs(e["change"]) * 100 > threshold)]
+    slower = [e for e in judged if e["verdict"] in ("slower", "noisier")
+              and (threshold is None or e["verdict"] == "noisier" or abs(e["change"]) * 100 > threshold)]
     changed = [e for e in judged if e["verdict"] == "changed"]
     rows = len({e["benchmark"] for e in judged})
     scope_text = " and ".join(sorted(set(scopes))).replace("_", " ")
     summary = (f"{rows} rows, {len(judged)} quantities judged ({scope_text} noise): " +
                ", ".join(f"{counts[v]} {v}" for v in sorted(counts)) +
-               (f"; {len(problems)} row(s) failed or missing on one side" if problems else ""))
+               (f"; {problems_failing} row(s) failed or missing on one side" if problems_failing else "") +
+               (f"; {len(said)} host row(s) on one side only (the hosts differ)" if said else ""))
     status = 0
-    if threshold is not None and (slower or changed or problems):
+    if threshold is not None and (slower or changed or problems_failing):
         status = 1
     context = [(label, str(before_report.context.get(key, "-")), str(after_report.context.get(key, "-")))
                for label, key in CONTEXT_KEYS]
@@ -312,9 +399,9 @@ def main():
         print(line)
     print(f"\n{summary}")
     if status:
-        reasons = [f"slower: {e['benchmark']} {e['quantity']} {e['change']:+.1%}" for e in slower[:10]]
+        reasons = [f"{e['verdict']}: {e['benchmark']} {e['quantity']} {e['change']:+.1%}" for e in slower[:10]]
         reasons += [f"fixed counter changed: {e['benchmark']} {e['quantity']} {e['change']:+.2%}" for e in changed[:10]]
-        reasons += problems[:10]
+        reasons += [p for p in problems if "(a host row" not in p][:10]
         print("compare.py: FAIL: " + "; ".join(reasons), file=sys.stderr)
     return status
 

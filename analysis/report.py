@@ -26,6 +26,7 @@ from analysis.values import short
 BENCHMARK_SUFFIX_KEYS = {"min_time", "min_warmup_time", "iterations", "repeats"}
 TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
 GPU_TAG = re.compile(r"^gpu:(\d+)$")
+EFFORT_SUFFIX = re.compile(r"/(?:iterations|min_time|repeats):[^/]+")
 SCHEMAS = (1, 2)  # 2: rows name their results ("results"), the catalog gives each counter its role
 # Runs from before schema 2 name no results: their result quantities by the catalog's rule of today.
 LEGACY_RESULTS = (("bytes_per_second", "higher"), ("fraction_of_peak", "higher"), ("bytes_per_clock_per_sm", "higher"),
@@ -81,6 +82,10 @@ class Row(dict):
         # The family as gpubench wrote it; runs from before schema 2 only name it as their first segment.
         self.family = (described.get("family") if isinstance(described, dict) else None) or self.registered.split("/")[0]
         self.full_name = raw.get("run_name", raw.get("name", ""))  # as written: GPU tag kept
+        # The row's identity whatever effort measured it: Google Benchmark names a row /iterations:1 under the
+        # stopping rule and /min_time:0.100 with a min time of its own; two runs pair by this.
+        self.key = EFFORT_SUFFIX.sub("", self.full_name)
+        self.precision = described.get("precision") if isinstance(described, dict) else None
         if self.gpu is not None:
             tag = f"/gpu:{self.gpu}"
             for field in ("name", "run_name"):
@@ -115,6 +120,24 @@ class Row(dict):
         by_cycles = quantity.startswith("cycles") or (by_spans and per_clock(quantity))
         key = "cycles_spread" if by_cycles and "cycles_spread" in self else "time_spread"
         return float(self[key]) if key in self else None
+
+    def half_width(self, quantity):
+        """The 95% half-width of a result, relative to its value, as the row's sampling stated it (the stopping
+        rule's batch means; gpubench.precision.intervals), or None: a run from before intervals, a result not read
+        from the timed launches (a sweep's median, an energy window), or a quantity that is not a result."""
+        intervals = (self.precision or {}).get("intervals") or {}
+        found = intervals.get(quantity)
+        value = found.get("half_width") if isinstance(found, dict) else None
+        return float(value) if value is not None else None
+
+    @property
+    def samples(self):
+        return (self.precision or {}).get("samples")
+
+    @property
+    def stop(self):
+        """Why the row's sampling stopped: target, cap, fixed (Google Benchmark's min time), or None (older run)."""
+        return (self.precision or {}).get("stop")
 
     def value(self, key, default=None):
         """A counter as float (`default` when the row lacks it, or wrote null: a value that was not finite)."""
@@ -267,8 +290,8 @@ def merge(reports):
             table.setdefault(name, entry)
     context = next((r.context for r in reports if r.context), {})
     rows = [row for r in reports for row in r.all_rows]
-    ran = {row.full_name for row in rows if row.error != INTERRUPTED}
-    rows = [row for row in rows if row.error != INTERRUPTED or row.full_name not in ran]
+    ran = {row.key for row in rows if row.error != INTERRUPTED}
+    rows = [row for row in rows if row.error != INTERRUPTED or row.key not in ran]
     return Report(context, rows, table, sources=[s for r in reports for s in r.sources])
 
 

@@ -25,12 +25,24 @@ REGEX_SPECIAL = re.compile(r"([.\[\]{}()\\*+?^$|])")
 
 def unrun(report):
     """The names (as run, GPU tag kept) of the rows no file ran, in run order, each once."""
-    return list(dict.fromkeys(row.full_name for row in report.all_rows
+    return list(dict.fromkeys(row.key for row in report.all_rows
                               if row.error == report_model.INTERRUPTED and not row.aggregate))
 
 
+# How the effort was set names a row too (/min_time:0.100 for a host row under the stopping rule, /iterations:N):
+# the filter takes each row whatever effort the resuming run uses.
+EFFORT = "(/(min_time|iterations|repeats):[^/]+)*"
+
+
 def name_filter(names):
-    return "^(" + "|".join(REGEX_SPECIAL.sub(r"\\\1", name) for name in names) + ")$"
+    patterns = []
+    for name in names:
+        head, slash, tail = name.rpartition("/")
+        if slash and tail in report_model.TIME_SUFFIXES:
+            patterns.append(REGEX_SPECIAL.sub(r"\\\1", head) + EFFORT + "/" + tail)
+        else:
+            patterns.append(REGEX_SPECIAL.sub(r"\\\1", name) + EFFORT)
+    return "^(" + "|".join(patterns) + ")$"
 
 
 def main():

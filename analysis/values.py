@@ -1,4 +1,5 @@
 """A value of the card, and the formatting every family's rules share."""
+import re
 import statistics
 
 KIB = 1024
@@ -98,8 +99,9 @@ def short(name):
     """A row name without Google Benchmark's time suffix."""
     for suffix in ("/manual_time", "/real_time"):
         if name.endswith(suffix):
-            return name[:-len(suffix)]
-    return name
+            name = name[:-len(suffix)]
+            break
+    return re.sub(r"/iterations:\d+$", "", name)  # the stopping rule's one iteration: no argument of the row
 
 
 def median(values):

@@ -13,6 +13,7 @@
 #include "common/cupti/counter_session.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/options.h"
+#include "common/detail/precision.h"
 #include "common/detail/run_control.h"
 #include "common/registry.h"
 
@@ -98,12 +99,17 @@ bool parse_and_check(int& argc, char** argv, gpubench::Options& options) {
 }
 
 // Google Benchmark sees: list mode off (the listing before turned it on), the quick preset's min time
-// when `quick_min_time`, then the user's flags, which win. False on a flag it does not know.
+// when `quick_min_time`, then the user's flags, which win. False on a flag it does not know. Under a stopping
+// rule the min time is one iteration ("1x"; 0 on 1.7, whose first trial of one iteration then ends the row): a
+// GPU row's one iteration samples to its precision, and the row's name stays as registered (Iterations(1) would
+// append /iterations:1).
 bool initialize_benchmark(int argc, char** argv, bool quick_min_time) {
   std::string list_off = "--benchmark_list_tests=false";
+  const bool modern = GPUBENCH_BENCHMARK_VERSION_MAJOR > 1 || GPUBENCH_BENCHMARK_VERSION_MINOR >= 8;
+  const std::string effort = gpubench::detail::stopping_rule() != nullptr ? (modern ? "1x" : "0") : "0.1s";
   std::string min_time =
       "--benchmark_min_time=" +
-      gpubench::min_time_for_version("0.1s", GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
+      gpubench::min_time_for_version(effort, GPUBENCH_BENCHMARK_VERSION_MAJOR, GPUBENCH_BENCHMARK_VERSION_MINOR);
   std::vector<char*> args = {argv[0], list_off.data()};
   if (quick_min_time) args.push_back(min_time.data());
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
@@ -111,6 +117,17 @@ bool initialize_benchmark(int argc, char** argv, bool quick_min_time) {
   args.push_back(nullptr);
   benchmark::Initialize(&count, args.data(), print_help);  // exits after --help
   return !benchmark::ReportUnrecognizedArguments(count, args.data());
+}
+
+// How the run measured: the stopping rule, or fixed effort.
+std::string precision_context(const gpubench::Options& options) {
+  const gpubench::detail::StoppingRule* rule = gpubench::detail::stopping_rule();
+  if (rule == nullptr) return "fixed effort (--benchmark_min_time)";
+  char text[160];
+  std::snprintf(
+      text, sizeof text, "target %.3g%% (95%% half-width of the mean), at least %d launches, at most %.3g s a row%s",
+      rule->target * 100.0, rule->min_samples, rule->cap_s, options.precision > 0.0 ? " (--gpubench_precision)" : "");
+  return text;
 }
 
 int print_counter_catalog(const std::string& format) {
@@ -357,8 +374,14 @@ int main(int argc, char** argv) {
   // Several GPUs run as a node (a process each, at once), unless GPUBENCH_NODE=serial asks for one process.
   const char* node_mode = std::getenv("GPUBENCH_NODE");
   const bool node_run = several_devices && !plan && !(node_mode != nullptr && std::string(node_mode) == "serial");
+  // A stopping rule per row (docs/harness.md#precision), unless --benchmark_min_time asks for fixed effort.
+  gpubench::detail::StoppingRule rule;
+  if (!options.min_time_given) {
+    rule = gpubench::detail::preset_stopping_rule(options.preset, options.precision);
+    gpubench::detail::set_stopping_rule(&rule);
+  }
   try {
-    // The quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
+    // With fixed effort, the quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
     gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0, plan ? &plan->shape : nullptr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
@@ -377,7 +400,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (!initialize_benchmark(argc, argv, quick_times)) return 2;
+  if (!initialize_benchmark(argc, argv, quick_times || gpubench::detail::stopping_rule() != nullptr)) return 2;
   // The check preset is the rows the families marked for it, whatever else is registered.
   if (check) benchmark::SetBenchmarkFilter(selected.empty() ? "^$" : gpubench::app::exact_filter(selected));
 
@@ -414,6 +437,7 @@ int main(int argc, char** argv) {
   }
   benchmark::AddCustomContext("gpubench_preset", options.preset);
   benchmark::AddCustomContext("gpubench_source_version", GPUBENCH_SOURCE_VERSION);
+  benchmark::AddCustomContext("gpubench_precision", precision_context(options));
   // What the run set out to do: a run with fewer rows in its report was cut short (the SKU check's "incomplete").
   benchmark::AddCustomContext("gpubench_rows_planned", std::to_string(selected.size()));
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);

@@ -48,8 +48,55 @@ nlohmann::ordered_json parsed_or(const std::string& text, nlohmann::ordered_json
 
 }  // namespace
 
+namespace {
+
+// A number rounded to `digits` significant digits, or null where not finite (JSON has no infinity).
+nlohmann::ordered_json rounded(double value, int digits = 4) {
+  if (!std::isfinite(value)) return nullptr;
+  if (value == 0.0) return 0.0;
+  const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(value)))));
+  return std::round(value * scale) / scale;
+}
+
+nlohmann::ordered_json precision_block(const detail::RowPrecision& precision, const nlohmann::ordered_json& results,
+                                       const std::map<std::string, double>& values) {
+  const bool cycles = precision.cycles.samples > 0;
+  // A result's precision is the wider of the launch time's and the clock64 span's: every timed result is read
+  // from one or both, and the stopping rule brought both within the target.
+  const double relative = std::max(precision.time_ms.relative(), cycles ? precision.cycles.relative() : 0.0);
+  nlohmann::ordered_json block = {{"estimator", "mean"},
+                                  {"confidence", 0.95},
+                                  {"samples", precision.time_ms.samples},
+                                  {"stop", detail::stop_reason_name(precision.stop)}};
+  block["target"] = precision.target > 0.0 ? nlohmann::ordered_json(precision.target) : nullptr;
+  block["sampling_s"] = rounded(precision.sampling_s, 3);
+  block["time"] = {{"mean_ms", rounded(precision.time_ms.mean, 7)},
+                   {"half_width", rounded(precision.time_ms.relative())}};
+  if (cycles)
+    block["cycles"] = {{"mean", rounded(precision.cycles.mean, 7)},
+                       {"half_width", rounded(precision.cycles.relative())}};
+  nlohmann::ordered_json& intervals = block["intervals"] = nlohmann::ordered_json::object();
+  for (const auto& [name, better] : results.items()) {
+    const std::optional<CounterDescription> description = describe_counter(name);
+    if (description && !description->timed) continue;
+    nlohmann::ordered_json interval = {{"half_width", rounded(relative)}};
+    const auto value = values.find(name);
+    if (value != values.end() && std::isfinite(value->second) && std::isfinite(relative)) {
+      const double half = std::fabs(value->second) * relative;
+      interval["low"] = rounded(value->second - half, 7);
+      interval["high"] = rounded(value->second + half, 7);
+    }
+    intervals[name] = std::move(interval);
+  }
+  return block;
+}
+
+}  // namespace
+
 nlohmann::ordered_json row_block(const std::string& function_name, const std::string& args, double wall_s,
-                                 const std::vector<std::string>& counters) {
+                                 const std::vector<std::string>& counters,
+                                 const std::optional<detail::RowPrecision>& precision,
+                                 const std::map<std::string, double>& values) {
   const Registration* registration = registration_of(function_name);
   std::string registered = function_name;
   std::string family = registration != nullptr ? registration->family : registered.substr(0, registered.find('/'));
@@ -74,6 +121,7 @@ nlohmann::ordered_json row_block(const std::string& function_name, const std::st
     if (description && counter_role(*description) == "result") results[name] = better_name(description->better);
   }
   if (results.empty()) results["time"] = "lower";
+  if (precision) block["precision"] = precision_block(*precision, results, values);
   const RowSeries series = row_series(function_name, args);
   if (!series.empty()) {
     nlohmann::ordered_json& fields = block["series"] = nlohmann::ordered_json::object();
@@ -124,7 +172,12 @@ void JsonReport::ReportRuns(const std::vector<Run>& runs) {
         parsed_or(open == std::string::npos ? text : text.substr(open),
                   {{"name", run.benchmark_name()}, {"run_name", run.run_name.str()}}, "row " + run.benchmark_name());
     for (const std::string& name : not_finite) row[name] = nullptr;
-    row["gpubench"] = row_block(run.run_name.function_name, run.run_name.args, wall_s, counters);
+    std::map<std::string, double> values;
+    for (const auto& [name, counter] : run.counters) values[name] = counter.value;
+    values["time"] = run.GetAdjustedRealTime();
+    row["gpubench"] =
+        row_block(run.run_name.function_name, run.run_name.args, wall_s, counters,
+                  detail::row_precision(run.run_name.function_name, run.run_name.args, run.repetition_index), values);
     wall_s = -1.0;
     report_["benchmarks"].push_back(std::move(row));
   }

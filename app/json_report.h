@@ -8,8 +8,12 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include "common/detail/precision.h"
+
 #include <chrono>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,7 +42,11 @@ class JsonReport : public benchmark::JSONReporter {
 // "requirement": what the chip must have to run the row (Requirement::rule), where it needs something.
 // `counters`: the row's counter names; its result quantities (catalog role "result") go in as "results":
 // {name: "higher"|"lower"}, or {"time": "lower"} for a row that measured none (its time is its result).
+// "precision": how the row's sampling ended (the stopping rule's samples, reason, target) and, per result read
+// from the timed launches, its 95% half-width relative to the value ("intervals"), where `precision` is given.
 nlohmann::ordered_json row_block(const std::string& function_name, const std::string& args, double wall_s = -1.0,
-                                 const std::vector<std::string>& counters = {});
+                                 const std::vector<std::string>& counters = {},
+                                 const std::optional<detail::RowPrecision>& precision = std::nullopt,
+                                 const std::map<std::string, double>& values = {});
 
 }  // namespace gpubench::app

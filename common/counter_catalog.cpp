@@ -134,7 +134,7 @@ bool ends_with(const std::string& text, const std::string& tail) {
 namespace detail {
 bool describe_counters(const char* family, const std::vector<CounterDeclaration>& counters) {
   for (const CounterDeclaration& c : counters)
-    family_counters().push_back({c.name, c.unit, c.kind, c.meaning, family, c.better});
+    family_counters().push_back({c.name, c.unit, c.kind, c.meaning, family, c.better, c.timed});
   return true;
 }
 }  // namespace detail
@@ -236,6 +236,7 @@ nlohmann::ordered_json counter_catalog_document() {
     nlohmann::ordered_json entry = {
         {"name", d.name}, {"unit", d.unit}, {"kind", kind_name(d.kind)}, {"role", counter_role(d)}};
     if (d.better != Better::kNone) entry["better"] = better_name(d.better);
+    if (d.better != Better::kNone && !d.timed) entry["timed"] = false;
     entry["source"] = d.source;
     entry["meaning"] = d.meaning;
     catalog.push_back(std::move(entry));

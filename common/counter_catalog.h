@@ -28,6 +28,9 @@ struct CounterDescription {
   std::string meaning;
   std::string source;  // "harness", "Google Benchmark", "CUPTI <metric>", or the family that writes it
   Better better = Better::kNone;
+  // False for a result read from an untimed sweep or window (every SM's median, an energy window), not the timed
+  // launches: the stopping rule's precision does not hold for it, and the JSON states none.
+  bool timed = true;
 };
 
 // The counter's role in a row: "fixed" (the code fixes it), "result" (what the row measures, with a
@@ -59,6 +62,7 @@ struct CounterDeclaration {
   CounterKind kind;
   const char* meaning;
   Better better = Better::kNone;  // set for the family's result quantities
+  bool timed = true;              // false: a result not read from the timed launches (CounterDescription::timed)
 };
 
 namespace detail {

@@ -5,6 +5,7 @@
 #include "common/cupti/counter_session.h"
 #include "common/detail/cycle_stats.h"
 #include "common/detail/gpu_session.h"
+#include "common/detail/precision.h"
 #include "common/detail/run_control.h"
 #include "common/detail/running_case.h"
 #include "common/power.h"
@@ -92,32 +93,61 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   const auto first_start = std::chrono::steady_clock::now();
   session.untimed_launch(launch, 0);
   const double first_launch_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
+  // Under a stopping rule the row is one Google Benchmark iteration that samples until its means are known.
+  const detail::StoppingRule* rule = state.max_iterations == 1 ? detail::stopping_rule() : nullptr;
   // NVML's power window costs ~10 ms of reads; Google Benchmark's short early trials (1, 10, 100 launches) get
   // none: a trial predicted shorter than kMinPowerWindowS is never its case's final one (min time 0.02 s or more).
-  const bool watch_power = first_launch_s * static_cast<double>(state.max_iterations) >= kMinPowerWindowS;
+  const double planned_launches =
+      rule != nullptr ? static_cast<double>(rule->min_samples) : static_cast<double>(state.max_iterations);
+  const bool watch_power = first_launch_s * planned_launches >= kMinPowerWindowS;
   CycleStats warmup;
   if (stamps) session.collect_spans(1, warmup);
 
   CycleStats stats;
-  std::vector<double> launch_ms;  // every timed launch, for the row's spread
-  launch_ms.reserve(static_cast<std::size_t>(state.max_iterations));
+  std::vector<double> launch_ms;  // every timed launch, in order: the row's spread and its precision
+  launch_ms.reserve(static_cast<std::size_t>(rule != nullptr ? 1024 : state.max_iterations));
   int pending = 0;
-  const std::optional<PowerSample> power_before = watch_power ? session.power_sample() : std::nullopt;
-  for (auto _ : state) {
+  const auto timed_launch = [&] {
     if (detail::interrupted()) throw std::runtime_error("interrupted");
     if (cold) session.scrub_l2();  // outside the events: only the launch is timed
     const detail::TimedPart timed("timed launches");
     const float ms = session.timed_launch(launch, pending);
     detail::add_gpu_time(static_cast<double>(ms) * 1e-3);
-    state.SetIterationTime(static_cast<double>(ms) * 1e-3);
     launch_ms.push_back(static_cast<double>(ms));
     if (++pending == session.span_capacity()) {
       if (stamps) session.collect_spans(pending, stats);
       pending = 0;
     }
+    return static_cast<double>(ms);
+  };
+  detail::RowPrecision precision;
+  const std::optional<PowerSample> power_before = watch_power ? session.power_sample() : std::nullopt;
+  for (auto _ : state) {
+    if (rule == nullptr) {
+      state.SetIterationTime(timed_launch() * 1e-3);
+      continue;
+    }
+    detail::SamplingStop stop(*rule);
+    const auto start = std::chrono::steady_clock::now();
+    static const std::vector<double> no_cycles;
+    while (true) {
+      timed_launch();
+      precision.sampling_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!stop.due(static_cast<std::int64_t>(launch_ms.size()), precision.sampling_s)) continue;
+      if (stamps) session.collect_spans(pending, stats);
+      pending = 0;
+      if (stop.done(launch_ms, stamps ? stats.spans() : no_cycles, precision.sampling_s, precision.stop)) break;
+    }
+    precision.target = rule->target;
+    double total_ms = 0.0;
+    for (double ms : launch_ms) total_ms += ms;
+    state.SetIterationTime(total_ms / static_cast<double>(launch_ms.size()) * 1e-3);  // the mean launch
   }
   if (stamps) session.collect_spans(pending, stats);
   const std::optional<PowerSample> power_after = watch_power ? session.power_sample() : std::nullopt;
+  precision.time_ms = detail::estimate_mean(launch_ms);
+  if (stamps) precision.cycles = detail::estimate_mean(stats.spans());
+  detail::report_precision(precision);
 
   RunResult result;
   result.cycles = stats.mean_cycles();

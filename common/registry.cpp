@@ -5,6 +5,7 @@
 #include "common/cuda_check.h"
 #include "common/cupti/counter_session.h"
 #include "common/detail/gpu_session.h"
+#include "common/detail/precision.h"
 #include "common/detail/run_control.h"
 #include "common/detail/running_case.h"
 
@@ -49,6 +50,7 @@ bool add_family(const char* name, FamilyRegistration registration) {
 namespace {
 
 std::atomic<int> g_failed{0};
+constexpr double kHostMinTime = 0.1;  // seconds: a host row under a stopping rule, as the quick preset always had
 std::optional<ChipShape> g_planned_chip;
 
 // The facts of the GPU a row runs on (attributes only: no context), once per GPU.
@@ -177,6 +179,9 @@ Benchmark* register_benchmark(const std::string& name, const std::vector<std::st
   registration_list().push_back(registration);
   Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();
+  // Under a stopping rule the run's min time is one iteration (the main's), which a GPU row spends sampling
+  // launches until its precision (run()); a host row keeps Google Benchmark's way, with a min time of its own.
+  if (!needs_gpu && detail::stopping_rule() != nullptr) benchmark->MinTime(kHostMinTime);
   if (!arg_names.empty()) benchmark->ArgNames(arg_names);
   index_of()[benchmark] = registration_list().size() - 1;
   return benchmark;
@@ -383,6 +388,11 @@ const Registration* registration_of(const std::string& instance_name) {
     if (prefixes && (best == nullptr || r.name.size() > best->name.size())) best = &r;
   }
   return best;
+}
+
+Benchmark* Family::min_time(Benchmark* rows, double seconds) {
+  if (detail::stopping_rule() == nullptr) rows->MinTime(seconds);
+  return rows;
 }
 
 int failed_benchmarks() { return g_failed.load(); }

@@ -163,10 +163,13 @@ class Family {
   // Rows of launches that take microseconds. In the quick preset (unless --benchmark_min_time was
   // given) they stop after less GPU time than others: each launch costs tens of times its GPU time
   // on the host (an L2 scrub, a synchronisation), and a few thousand launches already fix the mean.
+  // Only with fixed effort (--benchmark_min_time): under a stopping rule every row samples to its precision.
   Benchmark* short_launches(Benchmark* rows) const {
-    if (short_launch_min_time_ > 0.0) rows->MinTime(short_launch_min_time_);
+    if (short_launch_min_time_ > 0.0) min_time(rows, short_launch_min_time_);
     return rows;
   }
+  // A min time of the rows' own, with fixed effort only (a stopping rule sets the effort otherwise).
+  static Benchmark* min_time(Benchmark* rows, double seconds);
   // Host rows run once per process: a family of them is registered for the first GPU only.
   Benchmark* cpu(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body) const {
     return register_cpu_benchmark(name, arg_names, std::move(body), name_);

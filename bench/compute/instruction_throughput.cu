@@ -70,7 +70,7 @@ GPUBENCH_FAMILY(InstructionThroughput) {
              {{"ilp", {1, 4, 8}}, {"warps", {8, 32}}}, {{"ilp", {1, 2, 4, 8, 16}}, {"warps", {1, 2, 4, 8, 16, 32}}})))
       add_point(rows, point);
     if (is_fma_pipe(I::info)) in_check(rows);  // the node check's FP32/FP64/FP16 pipes
-    rows->MinTime(0.1);                        // 300 cells: each launch is long enough that 0.1 s gives hundreds
+    Family::min_time(rows, 0.1);  // fixed effort: 300 cells, each launch long enough that 0.1 s gives hundreds
   });
 }
 

@@ -57,8 +57,9 @@ GPUBENCH_FAMILY(Divergence) {
   family.gpu("Divergence/IdenticalBranches", {}, identical_branches);
 }
 
-GPUBENCH_COUNTERS(Divergence, {"slowdown", "x", CounterKind::kMeasured,
-                               "cycles over the converged warp's (one path) measured in the same run", Better::kLower});
+GPUBENCH_COUNTERS(Divergence,
+                  {"slowdown", "x", CounterKind::kMeasured,
+                   "cycles over the converged warp's (one path) measured in the same run", Better::kLower, false});
 
 }  // namespace
 }  // namespace gpubench

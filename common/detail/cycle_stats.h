@@ -19,6 +19,8 @@ class CycleStats {
   void clear() { *this = CycleStats(); }
 
   std::int64_t count() const { return count_; }
+  // Every span's cycles, in the order they were added (the stopping rule's samples).
+  const std::vector<double>& spans() const { return spans_; }
   double mean_cycles() const;
   double min_cycles() const { return count_ ? static_cast<double>(min_cycles_) : 0.0; }
   // SM clock over all spans, when they cover enough time to beat the timer's granularity.

@@ -184,6 +184,13 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
         options.counters = value;
       } else if (value_of(arg, "--gpubench_preset", value)) {
         options.preset = parse_preset(value, "--gpubench_preset");
+      } else if (value_of(arg, "--gpubench_precision", value)) {
+        char* end = nullptr;
+        const double percent = std::strtod(value.c_str(), &end);
+        if (value.empty() || end == nullptr || *end != '\0' || !(percent > 0.0) || percent > 100.0)
+          throw std::invalid_argument("--gpubench_precision=" + value +
+                                      ": expected a percentage above 0 and at most 100 (0.5 for 0.5%)");
+        options.precision = percent / 100.0;
       } else if (value_of(arg, "--gpubench_card", value)) {
         if (value.empty()) throw std::invalid_argument("--gpubench_card needs a path prefix or none");
         options.card = value;
@@ -225,17 +232,23 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
     throw std::invalid_argument("--gpubench_verdict needs --benchmark_out_format=json (the verdict is read from it)");
   if (options.verdict && options.card == "none")
     throw std::invalid_argument("--gpubench_verdict needs the card (it is built from the card's values)");
+  if (options.precision > 0.0 && options.min_time_given)
+    throw std::invalid_argument(
+        "--gpubench_precision and --benchmark_min_time: choose one (a precision to reach, or a fixed effort)");
   return options;
 }
 
 std::string options_usage() {
   return "gpubench: GPU micro-architecture experiments on Google Benchmark.\n"
          "gpubench flags:\n"
-         "  --gpubench_preset=P       quick (default: every family at the points that carry its answer,\n"
-         "                            about two minutes, min time 0.1 s unless --benchmark_min_time is\n"
-         "                            given), full (every sweep) or check (the node check: the values\n"
-         "                            the SKU verdict needs and a map of every SM, results verified,\n"
-         "                            under a minute); environment: GPUBENCH_PRESET\n"
+         "  --gpubench_preset=P       quick (default: every family at the points that carry its answer),\n"
+         "                            full (every sweep) or check (the node check: the values the SKU\n"
+         "                            verdict needs and a map of every SM, results verified);\n"
+         "                            environment: GPUBENCH_PRESET\n"
+         "  --gpubench_precision=PCT  each GPU row samples launches until the 95% confidence interval of\n"
+         "                            its mean is within PCT percent (default: 0.5 quick and full, 1 check;\n"
+         "                            at least 20 launches, at most 0.25 s a row, 0.15 s in the check);\n"
+         "                            --benchmark_min_time instead: fixed effort, Google Benchmark's way\n"
          "  --gpubench_card=PREFIX    write the card to PREFIX.md / PREFIX.json (default: beside\n"
          "                            --benchmark_out, as FILE.card.md / .json); none: no card\n"
          "  --gpubench_device=N       GPU to run on (default 0; environment: GPUBENCH_DEVICE); a list\n"

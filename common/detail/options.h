@@ -29,7 +29,8 @@ struct Options {
   std::string out;                  // --benchmark_out=FILE, seen (not consumed)
   std::string format = "console";   // --benchmark_format, seen
   std::string out_format = "json";  // --benchmark_out_format, seen
-  bool min_time_given = false;      // --benchmark_min_time, seen
+  bool min_time_given = false;      // --benchmark_min_time, seen: fixed effort instead of the stopping rule
+  double precision = 0.0;           // --gpubench_precision=PCT as a fraction; 0: the preset's target
   std::string plan;                 // --gpubench_plan=CHIP|list: the preset for a known chip, nothing run
   bool help = false;
 };

@@ -49,6 +49,18 @@ def report(rows, gpu=GPU, context=None, board="GPU-board-a"):
             "benchmarks": rows}
 
 
+def measured(name, value, width, samples=200, stop="target", time_spread=0.001, quantity="bytes_per_second",
+             iterations_suffix=True):
+    """A row measured under the stopping rule: its result's stated 95% half-width, samples and why it stopped, and
+    Google Benchmark's /iterations:1 in its name."""
+    full = name.replace("/manual_time", "/iterations:1/manual_time") if iterations_suffix else name
+    made = row(full, **{quantity: value}, time_spread=time_spread)
+    made["iterations"] = 1
+    made["gpubench"]["precision"] = {"estimator": "mean", "samples": samples, "stop": stop, "target": 0.005,
+                                     "intervals": {quantity: {"half_width": width}}}
+    return made
+
+
 class Compare(unittest.TestCase):
     def run_compare(self, before, after, *args):
         with tempfile.TemporaryDirectory() as tmp:
@@ -280,6 +292,65 @@ class Compare(unittest.TestCase):
         for cls, entry in model["classes"].items():
             if noise.CROSS_BOARD in entry:
                 self.assertGreaterEqual(entry[noise.CROSS_BOARD], entry[noise.SAME_BOARD], cls)
+
+
+class CompareWithIntervals(Compare):
+    """Both sides state their intervals: a change beyond the floor by more than both intervals is slower, one inside
+    it with them is same, one whose intervals straddle the floor is ambiguous and says how many launches would
+    decide it; a side far noisier than its class and the other side is its own finding."""
+
+    def test_a_change_beyond_floor_and_intervals_is_slower_even_where_the_launches_spread(self):
+        # Before intervals, a 4% spread made a 5% drop ambiguous (tolerance 2 x 4%); the intervals of 0.3% decide it.
+        before = report([measured("Stream/read/manual_time", 1e12, 0.003, time_spread=0.04)])
+        after = report([measured("Stream/read/manual_time", 0.95e12, 0.003, time_spread=0.04)])
+        done = self.run_compare(before, after, "--threshold", "2")
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn("slower", self.line(done, "Stream/read", "bytes_per_second"))
+
+    def test_a_change_inside_the_floor_with_its_intervals_is_the_same(self):
+        before = report([measured("Stream/read/manual_time", 1e12, 0.002)])
+        after = report([measured("Stream/read/manual_time", 1.004e12, 0.002)])
+        done = self.run_compare(before, after, "--threshold", "2", "--all")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("same", self.line(done, "Stream/read", "bytes_per_second"))
+
+    def test_intervals_that_straddle_the_floor_are_ambiguous_and_say_how_many_launches_decide(self):
+        before = report([measured("Stream/read/manual_time", 1e12, 0.01, samples=100, stop="cap")])
+        after = report([measured("Stream/read/manual_time", 0.985e12, 0.01, samples=100, stop="cap")])
+        done = self.run_compare(before, after, "--threshold", "1")
+        line = self.line(done, "Stream/read", "bytes_per_second")
+        self.assertIn("ambiguous", line)
+        # Combined +-1.41% against a gap of 0.5% beyond the 1% floor: (1.41 / 0.5)^2 = 8x the launches.
+        self.assertIn("about 8.0x the launches (800 and 800)", line)
+        self.assertEqual(done.returncode, 0)
+
+    def test_a_fault_that_makes_a_row_noisy_is_noisier_not_a_wider_tolerance(self):
+        before = report([measured("Stream/read/manual_time", 1e12, 0.002)])
+        after = report([measured("Stream/read/manual_time", 0.6e12, 0.13, stop="cap")])
+        done = self.run_compare(before, after, "--threshold", "2")
+        line = self.line(done, "Stream/read", "bytes_per_second")
+        self.assertIn("noisier", line)
+        self.assertIn("AFTER is noisier", line)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("noisier: Stream/read", done.stderr)
+
+    def test_rows_pair_whatever_effort_named_them(self):
+        before = report([measured("Stream/read/manual_time", 1e12, 0.002, iterations_suffix=False)])
+        after = report([measured("Stream/read/manual_time", 0.9e12, 0.002)])
+        done = self.run_compare(before, after, "--threshold", "2")
+        self.assertNotIn("only in", done.stdout)
+        self.assertIn("slower", self.line(done, "Stream/read", "bytes_per_second"))
+
+    def test_host_rows_one_host_lacks_are_said_not_failed(self):
+        host = lambda threads: row(f"MemoryParallelismCPU/chase/chains:16/threads:{threads}/manual_time",
+                                   bytes_per_second=1e9)
+        shared = measured("Stream/read/manual_time", 1e12, 0.002)
+        before = report([shared, host(16)])
+        after = report([shared, host(16), host(32)])
+        done = self.run_compare(before, after, "--threshold", "2")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("only in AFTER (a host row: the hosts differ)", done.stdout)
+        self.assertIn("1 host row(s) on one side only", done.stdout)
 
 
 if __name__ == "__main__":
