@@ -80,9 +80,10 @@ class Side:
         return math.sqrt(sum(w * w for w in widths)) / len(widths)  # the mean of independent estimates
 
     @property
-    def states_precision(self):
-        """Whether every row was measured under a stopping rule or says its samples (gpubench.precision)."""
-        return all(row.precision for row in self.rows)
+    def by_rule(self):
+        """Whether every row was measured under the stopping rule (--gpubench_precision). Rows of fixed effort are
+        judged as before intervals, against the floors calibrated on such runs."""
+        return all(row.stop in ("target", "cap") for row in self.rows)
 
     def launches(self):
         counts = [row.samples for row in self.rows if row.samples]
@@ -220,9 +221,10 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                 entry["tolerance"] = tolerance
                 entry["verdict"] = "changed" if abs(change) > tolerance else "same"
             elif role == "result":
-                floor = noise.floor(model, cls, where)
+                rule = b.by_rule and a.by_rule
+                floor = noise.floor(model, cls, where, rule)
                 width_b, width_a = b.half_width(quantity), a.half_width(quantity)
-                noisy = noisier_side(b, a, quantity, floor) if b.states_precision and a.states_precision else None
+                noisy = noisier_side(b, a, quantity, floor) if rule else None
                 if noisy:
                     # Its noise is the finding: judged on the class's floor alone, the change is said beside it.
                     side, mine, theirs = noisy
@@ -230,7 +232,7 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                     verdict = "noisier"
                     entry["note"] = (f"{side} is noisier: +-{mine:.2%} against +-{theirs:.2%} and a floor of "
                                      f"{floor:.2%}; the change alone: {judge(change, better, floor)}")
-                elif width_b is not None and width_a is not None:
+                elif rule and width_b is not None and width_a is not None:
                     # The within-run intervals miss what varies from run to run (docs/results/2026-11-26-precision:
                     # 23-31% of repeated values fell outside them), so the floor keeps the rows' own spreads until
                     # the floors are calibrated against the intervals.
@@ -238,7 +240,7 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                     tolerance = max(floor, math.sqrt(width_b ** 2 + width_a ** 2))
                     verdict, entry["note"] = judge_with_intervals(change, better, floor, width_b, width_a,
                                                                   b.launches(), a.launches())
-                elif b.states_precision and a.states_precision:
+                elif rule:
                     # A result read from an untimed sweep (no interval): the floor, never the row's own spread.
                     tolerance = floor
                     verdict = judge(change, better, tolerance)

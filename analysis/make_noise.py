@@ -147,6 +147,68 @@ def make_model(paths, source, factor=2.0, margin=2.0, minimum=0.005, fixed_toler
                      "pairs": pairs, "margin": margin, "minimum": minimum, "source": source}}
 
 
+HONEST_SHARE = 0.05  # of repeated values outside another run's stated 95% interval
+
+
+def rule_pairs(parts):
+    """{class: [(change, combined interval, K-free spread, before width, after width, name)]} over the pairs of one
+    board, preset and code whose rows were both measured under the stopping rule."""
+    found = {}
+    for b, a in itertools.combinations(parts, 2):
+        if b[1] != a[1] or b[3] != a[3] or b[6] != a[6]:
+            continue
+        for name, before in b[4].items():
+            after = a[4].get(name)
+            if after is None or not (before.by_rule and after.by_rule):
+                continue
+            for q, better in before.results.items():
+                wb, wa = before.half_width(q), after.half_width(q)
+                cls = noise.class_of(before.rows[0], q, b[8])
+                if cls is None or wb is None or wa is None or q not in before.samples or q not in after.samples \
+                        or not before.median(q):
+                    continue
+                found.setdefault(cls, []).append(
+                    (abs(at_equal_clock(before, after, q, better)), (wb * wb + wa * wa) ** 0.5,
+                     max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}"))
+    return found
+
+
+def honest_sigma(pairs, share=HONEST_SHARE):
+    """The least run-to-run deviation for which at most `share` of the values of each pair fall outside the other
+    run's stated interval (noise.stated_half_width), both ways."""
+    def outside(sigma):
+        model = {"classes": {"c": {"repeat_sigma": sigma}}}
+        missed = sum((change > noise.stated_half_width(model, "c", wb)) + (change > noise.stated_half_width(model, "c", wa))
+                     for change, _, _, wb, wa, _ in pairs)
+        return missed / (2 * len(pairs))
+    low, high = 0.0, 0.5
+    if outside(low) <= share:
+        return 0.0
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (low, mid) if outside(mid) <= share else (mid, high)
+    return high
+
+
+def add_rule(model, paths, source, factor, margin, minimum, same_code=None):
+    """The model with each class's floor run to run for runs of the stopping rule (`same_board_rule`) and its
+    run-to-run deviation for the stated precision (`repeat_sigma`), from pairs of rule runs of one board."""
+    by_class = rule_pairs(parts_of(paths, same_code))
+    if not by_class:
+        raise cli.UsageError("no pair of runs of one board measured under the stopping rule (--gpubench_precision)")
+    for cls, pairs in sorted(by_class.items()):
+        entry = model["classes"].setdefault(cls, {"meaning": noise.CLASSES[cls]})
+        beyond = [(c - combined, name) for c, combined, spread, _, _, name in pairs if c - combined > factor * spread]
+        worst = max(beyond, default=None)
+        entry[f"{noise.SAME_BOARD}_rule"] = round(max(minimum, margin * (worst[0] if worst else 0.0)), 4)
+        entry[f"{noise.SAME_BOARD}_rule_results"] = len(pairs)
+        if worst:
+            entry[f"{noise.SAME_BOARD}_rule_set_by"] = worst[1]
+        entry["repeat_sigma"] = round(honest_sigma(pairs), 5)
+    model["made_rule"] = {"runs": len(paths), "margin": margin, "minimum": minimum, "source": source}
+    return model
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+")
@@ -158,6 +220,9 @@ def main():
     parser.add_argument("--minimum", type=float, default=0.005)
     parser.add_argument("--fixed-tolerance", type=float, default=0.005)
     parser.add_argument("--min-skus", type=int, default=2)
+    parser.add_argument("--rule", action="store_true",
+                        help="the runs were measured under the stopping rule: add their floors and run-to-run "
+                             "deviations to the model at --out (which stays otherwise as it is)")
     parser.add_argument("--same-code", action="append", default=[], metavar="A=B",
                         help="source versions A and B measure alike (their diff touches no measurement)")
     args = parser.parse_args()
@@ -167,6 +232,12 @@ def main():
         if not eq or not a or not b:
             parser.error(f"--same-code {pair}: give A=B")
         same[a] = b
+    if args.rule:
+        model = add_rule(noise.load(args.out), args.runs, args.source, args.k, args.margin, args.minimum, same)
+        cli.write_json(args.out, model, "noise model")
+        print(f"{args.out}: rule floors and run-to-run deviations of {len(model['classes'])} classes from "
+              f"{len(args.runs)} runs", file=sys.stderr)
+        return 0
     model = make_model(args.runs, args.source, args.k, args.margin, args.minimum, args.fixed_tolerance, args.min_skus,
                        same)
     cli.write_json(args.out, model, "noise model")

@@ -99,10 +99,36 @@ def scope(uuid_before, uuid_after):
     return SAME_BOARD if uuid_before and uuid_before == uuid_after else CROSS_BOARD
 
 
-def floor(model, cls, where):
-    """The class's calibrated floor in this scope, or None when the model has none (the result is not judged)."""
+def floor(model, cls, where, rule=False):
+    """The class's calibrated floor in this scope, or None when the model has none (the result is not judged).
+    `rule`: both runs measured under the stopping rule, whose shorter runs move more from run to run (floors made
+    from such runs, `<scope>_rule`; board to board at least the fixed-effort floor: no rule runs of two boards of one
+    SKU were there to make one)."""
     entry = model.get("classes", {}).get(cls)
-    return entry.get(where) if entry else None
+    if not entry:
+        return None
+    fixed = entry.get(where)
+    ruled = entry.get(f"{where}_rule", entry.get(f"{SAME_BOARD}_rule") if where == CROSS_BOARD else None)
+    if not rule or ruled is None or fixed is None:
+        return fixed
+    return max(fixed, ruled) if where == CROSS_BOARD else ruled
+
+
+Z95 = 1.96
+
+
+def stated_half_width(model, cls, within):
+    """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
+    repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
+    uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
+    run-to-run deviation (`repeat_sigma`: page placement, clocks, what no run sees of itself). None without
+    `within`; `within` alone where the class has no calibration."""
+    if within is None:
+        return None
+    sigma = (model.get("classes", {}).get(cls) or {}).get("repeat_sigma") if cls else None
+    if sigma is None:
+        return within
+    return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5
 
 
 def proven_fixed(model, family, counter):

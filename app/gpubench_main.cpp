@@ -120,13 +120,14 @@ bool initialize_benchmark(int argc, char** argv, bool quick_min_time) {
 }
 
 // How the run measured: the stopping rule, or fixed effort.
-std::string precision_context(const gpubench::Options& options) {
+std::string precision_context() {
   const gpubench::detail::StoppingRule* rule = gpubench::detail::stopping_rule();
-  if (rule == nullptr) return "fixed effort (--benchmark_min_time)";
-  char text[160];
-  std::snprintf(
-      text, sizeof text, "target %.3g%% (95%% half-width of the mean), at least %d launches, at most %.3g s a row%s",
-      rule->target * 100.0, rule->min_samples, rule->cap_s, options.precision > 0.0 ? " (--gpubench_precision)" : "");
+  if (rule == nullptr) return "fixed effort (Google Benchmark's min time)";
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "target %.3g%% (95%% half-width of the mean), at least %d launches and %.3g s of them, at most %.3g "
+                "s a row (--gpubench_precision)",
+                rule->target * 100.0, rule->min_samples, rule->min_s, rule->cap_s);
   return text;
 }
 
@@ -439,7 +440,7 @@ int main(int argc, char** argv) {
   }
   benchmark::AddCustomContext("gpubench_preset", options.preset);
   benchmark::AddCustomContext("gpubench_source_version", GPUBENCH_SOURCE_VERSION);
-  benchmark::AddCustomContext("gpubench_precision", precision_context(options));
+  benchmark::AddCustomContext("gpubench_precision", precision_context());
   // What the run set out to do: a run with fewer rows in its report was cut short (the SKU check's "incomplete").
   benchmark::AddCustomContext("gpubench_rows_planned", std::to_string(selected.size()));
   benchmark::AddCustomContext("gpubench_counters", options.counters.empty() ? "default" : options.counters);

@@ -246,9 +246,10 @@ std::string options_usage() {
          "                            verdict needs and a map of every SM, results verified);\n"
          "                            environment: GPUBENCH_PRESET\n"
          "  --gpubench_precision=PCT  each GPU row samples launches until the 95% confidence interval of\n"
-         "                            its mean is within PCT percent (at least 20 launches, at most 0.25 s\n"
-         "                            a row, 0.15 s in the check; 3x faster runs, not yet calibrated for\n"
-         "                            compare and the verdicts); default: fixed effort (min time 0.1 s)\n"
+         "                            its mean is within PCT percent (at least 20 launches and 0.1 s of\n"
+         "                            them, at most 0.3 s; the check 0.05 and 0.15 s); default: fixed\n"
+         "                            effort (Google Benchmark's min time, 0.1 s in quick and check)\n"
+
          "  --gpubench_card=PREFIX    write the card to PREFIX.md / PREFIX.json (default: beside\n"
          "                            --benchmark_out, as FILE.card.md / .json); none: no card\n"
          "  --gpubench_device=N       GPU to run on (default 0; environment: GPUBENCH_DEVICE); a list\n"

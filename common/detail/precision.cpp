@@ -23,9 +23,9 @@ struct PresetRule {
   StoppingRule rule;
 };
 constexpr PresetRule kPresetRules[] = {
-    {"quick", {0.005, 20, 0.25}},
-    {"full", {0.005, 20, 0.25}},
-    {"check", {0.01, 20, 0.15}},
+    {"quick", {0.005, 20, 0.3, 0.1}},
+    {"full", {0.005, 20, 0.3, 0.1}},
+    {"check", {0.01, 20, 0.15, 0.05}},
 };
 
 const StoppingRule* g_rule = nullptr;
@@ -91,7 +91,7 @@ const char* stop_reason_name(StopReason reason) {
 
 bool SamplingStop::due(std::int64_t samples, double elapsed_s) const {
   if (elapsed_s >= rule_.cap_s && samples >= 2) return true;
-  return samples >= rule_.min_samples && samples >= next_check_;
+  return samples >= rule_.min_samples && samples >= next_check_ && elapsed_s >= rule_.min_s;
 }
 
 bool SamplingStop::done(const std::vector<double>& time_ms, const std::vector<double>& cycles, double elapsed_s,
@@ -99,7 +99,7 @@ bool SamplingStop::done(const std::vector<double>& time_ms, const std::vector<do
   const auto samples = static_cast<std::int64_t>(time_ms.size());
   // The next look after a quarter more samples: few estimates for rows of thousands of launches.
   next_check_ = std::max(samples + 1, samples + samples / 4);
-  const bool enough = samples >= rule_.min_samples;
+  const bool enough = samples >= rule_.min_samples && elapsed_s >= rule_.min_s;
   const bool time_known = estimate_mean(time_ms).relative() <= rule_.target;
   const bool cycles_known = cycles.empty() || estimate_mean(cycles).relative() <= rule_.target;
   if (enough && time_known && cycles_known) {

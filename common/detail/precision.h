@@ -17,6 +17,10 @@ struct StoppingRule {
   double target = 0.005;  // 95% half-width over the mean
   int min_samples = 20;
   double cap_s = 0.5;  // wall seconds of a row's sampling, launches and their L2 scrubs
+  // Seconds of samples at least: an L2 stream's mean over its first 20 launches (22 ms) read 2-5% apart from run to
+  // run on an H100 and an H200, over 0.1 s within 0.2%, whatever the warm-up before them (0 to 0.15 s): slow
+  // changes that no interval inside a short window can see (nvbench's --min-time, 0.5 s by default, for the same).
+  double min_s = 0.0;
 };
 
 // The mean of samples taken in order and its 95% half-width by batch means: the samples cut into

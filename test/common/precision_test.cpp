@@ -61,6 +61,17 @@ TEST(Precision, StableStreamStopsAtTheFloorOfSamples) {
   EXPECT_EQ(run.samples.size(), 20u);
 }
 
+TEST(Precision, StableStreamStillSamplesItsMinimumTime) {
+  // A window shorter than the slow changes of a GPU's state would state a precision it does not have.
+  std::mt19937_64 random(3);
+  std::normal_distribution<double> noise(1.0, 0.001);
+  const StoppingRule rule{0.005, 20, 1.0, 0.1};
+  const Sampled run = sample(rule, [&] { return noise(random); }, 1e-3);
+  EXPECT_EQ(run.reason, StopReason::kTarget);
+  EXPECT_GE(run.elapsed_s, 0.1 - 1e-9);
+  EXPECT_LT(run.elapsed_s, 0.13);
+}
+
 TEST(Precision, NoisyStreamSamplesUntilItsMeanIsKnown) {
   std::mt19937_64 random(2);
   std::normal_distribution<double> noise(1.0, 0.05);  // 5% a launch: about (2.26 * 5 / 0.5)^2 = 500 launches
