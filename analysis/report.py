@@ -128,7 +128,14 @@ class Row(dict):
         intervals = (self.precision or {}).get("intervals") or {}
         found = intervals.get(quantity)
         value = found.get("half_width") if isinstance(found, dict) else None
-        return float(value) if value is not None else None
+        if value is None:
+            return None
+        # gpubench states the wider of the launch time's and the clock64 span's; a quantity counted per SM clock
+        # is read from the span alone (a power cap that moves the clock moves the time, not the cycles).
+        cycles = ((self.precision or {}).get("cycles") or {}).get("half_width")
+        if cycles is not None and per_clock(quantity):
+            return float(cycles)
+        return float(value)
 
     @property
     def samples(self):

@@ -126,7 +126,7 @@ std::string precision_context() {
   char text[200];
   std::snprintf(text, sizeof text,
                 "target %.3g%% (95%% half-width of the mean), at least %d launches and %.3g s of them, at most %.3g "
-                "s a row (--gpubench_precision)",
+                "s a row",
                 rule->target * 100.0, rule->min_samples, rule->min_s, rule->cap_s);
   return text;
 }
@@ -375,11 +375,9 @@ int main(int argc, char** argv) {
   // Several GPUs run as a node (a process each, at once), unless GPUBENCH_NODE=serial asks for one process.
   const char* node_mode = std::getenv("GPUBENCH_NODE");
   const bool node_run = several_devices && !plan && !(node_mode != nullptr && std::string(node_mode) == "serial");
-  // A stopping rule per row with --gpubench_precision (docs/results/2026-11-26-precision). Not yet the default: the
-  // noise model and the limits were calibrated on fixed-effort runs, and on runs of the rule they call identical
-  // code slower (that page); fixed effort stays the default until they are calibrated again.
+  // A stopping rule per row (docs/results/2026-11-26-precision), unless --benchmark_min_time asks for fixed effort.
   gpubench::detail::StoppingRule rule;
-  if (!options.min_time_given && options.precision > 0.0) {
+  if (!options.min_time_given) {
     rule = gpubench::detail::preset_stopping_rule(options.preset, options.precision);
     gpubench::detail::set_stopping_rule(&rule);
   }

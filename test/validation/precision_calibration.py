@@ -26,17 +26,22 @@ from analysis import compare, noise  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 
 
-def results(path):
-    """{(row key, quantity): (value, half width or None, SM clock)} of a run's finished GPU rows (host rows are
-    the host class's, never judged)."""
+def results(path, model=None):
+    """{(row key, quantity): (value, half width or None, (SM clock, better))} of a run's finished GPU rows (host
+    rows are the host class's, never judged). With `model`, the half width is the stated precision (the run's own
+    interval and its class's run-to-run deviation, noise.stated_half_width); without, the run's own interval."""
     found = {}
-    for row in report_model.load(path).all_rows:
+    report = report_model.load(path)
+    for row in report.all_rows:
         if not row.ok or compare.host_row(row):
             continue
         for quantity, better in row.results.items():
             value = row.value("real_time") if quantity == "time" else row.value(quantity)
             if value is not None:
-                found[(row.key, quantity)] = (value, row.half_width(quantity), (row.value("sm_mhz"), better))
+                width = row.half_width(quantity)
+                if model is not None:
+                    width = noise.stated_half_width(model, noise.class_of(row, quantity, report.context), width)
+                found[(row.key, quantity)] = (value, width, (row.value("sm_mhz"), better))
     return found
 
 
@@ -59,8 +64,8 @@ def same_answers(fixed, new):
     return len(shared), outside
 
 
-def honesty(paths):
-    runs = [results(p) for p in paths]
+def honesty(paths, model=None):
+    runs = [results(p, model) for p in paths]
     outside = total = 0
     by_width = {}
     for a, b in itertools.permutations(range(len(runs)), 2):
@@ -121,11 +126,12 @@ def main():
         for (name, quantity), change, width in sorted(outside, key=lambda x: -abs(x[1]))[:15]:
             print(f"  {name} {quantity}: {change:+.2%} (stated +-{(width or 0):.2%})")
     if len(args.repeats) >= 2:
-        outside, total, by_width = honesty(args.repeats)
-        print(f"honesty: {len(args.repeats)} runs, {outside} of {total} values outside another run's stated 95% "
-              f"interval ({outside / max(total, 1):.1%})")
-        for band, (o, t) in sorted(by_width.items()):
-            print(f"  stated {band}: {o} of {t} ({o / max(t, 1):.1%})")
+        for label, model in (("the run's own interval", None), ("the stated precision", noise.load(args.noise))):
+            outside, total, by_width = honesty(args.repeats, model)
+            print(f"honesty, {label}: {len(args.repeats)} runs, {outside} of {total} values outside another run's "
+                  f"95% interval ({outside / max(total, 1):.1%})")
+            for band, (o, t) in sorted(by_width.items()):
+                print(f"  stated {band}: {o} of {t} ({o / max(t, 1):.1%})")
         counts = {}
         for a, b in itertools.combinations(args.repeats, 2):
             entries, _ = judged(report_model.read_json(a), report_model.read_json(b), args.noise)
