@@ -21,13 +21,36 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, families, links, ranges, verdict  # noqa: E402
+from analysis import cli, families, links, noise, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 from analysis.values import default_better, rows_of, size_text  # noqa: E402
 
 NOT_MEASURED = "not measured"
 FAILED_SECTION = "Rows that failed"
 
+
+
+def stated_precision(rows, model, context, unit=""):
+    """The precision of a card value read from `rows` measured under the stopping rule, from each row's widest stated
+    95% precision (noise.stated_half_width): with one or two rows the wider (a ratio or a difference of two readings
+    is known no better than its worse side); with three or more their median, since such values are a plateau's
+    median or a sweep's best and the rows that cite an edge (often at their cap) do not move them. None where a row
+    states no precision (fixed effort, a result from an untimed sweep)."""
+    widths = []
+    for row in rows:
+        if row.stop not in ("target", "cap"):
+            return None
+        quantities = list(row.results)
+        if report_model.per_clock(unit):  # a value in clocks is read from its rows' results in clocks
+            quantities = [q for q in quantities if report_model.per_clock(q)] or quantities
+        row_widths = [noise.stated_half_width(model, noise.class_of(row, q, context), row.half_width(q))
+                      for q in quantities]
+        if not row_widths or None in row_widths:
+            return None
+        widths.append(max(row_widths))
+    if not widths:
+        return None
+    return max(widths) if len(widths) < 3 else sorted(widths)[len(widths) // 2]
 
 class Card:
     def __init__(self, report):
@@ -44,6 +67,7 @@ class Card:
 
     def build(self):
         fed = {}  # family -> the keys its module produced
+        model = noise.load()
         for module in families.modules():
             produced = [dict(value) for value in module.card(self.report)]
             # Which way each value is abnormal, the method that measured it (a limit of another never judges
@@ -57,6 +81,10 @@ class Card:
                     spreads = [x for x in spreads if x is not None]
                     if spreads:
                         value["spread"] = max(spreads)
+                    stated = stated_precision(rows_of(self.report, value["source"]), model, self.context,
+                                              value["unit"])
+                    if stated is not None:
+                        value["precision"] = stated
                 self.families_of[value["key"]] = module.FAMILIES
             self.values += produced
             for family in module.FAMILIES:
@@ -177,6 +205,8 @@ class Card:
                     text = v["text"] or f"{v['value']:.4g} {v['unit']}"
                     if v.get("spread") is not None:  # its rows' [min, q3] width over their launches
                         text += f" (spread {v['spread']:.1%})"
+                    if v.get("precision") is not None:  # the widest stated precision of its rows
+                        text += f" (+-{v['precision']:.1%} at 95%)"
                     lines.append(f"| {v['label']} | {text}{mark} | `{v['source']}` |")
         if self.failed:
             lines += ["", f"## {FAILED_SECTION}", "", "| row | error | values it would have fed |", "|---|---|---|"]
@@ -354,8 +384,9 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     more on the GPUs where they were outside, and the verdict is the second reading's: a value outside twice is
     a fault. Returns (status, the report judged last, [(gpu, card)])."""
     judged = judge_all(report, limits, subset)
-    if rerun and any(status == verdict.ABNORMAL for *_, status, _ in judged):
-        first = {(gpu, c["key"]): c["value"] for gpu, card, _, _ in judged for c in verdict.outside(card.ranges)}
+    if rerun and any(status == verdict.ABNORMAL or verdict.near(card.ranges) for _, card, status, _ in judged):
+        first = {(gpu, c["key"]): c["value"] for gpu, card, _, _ in judged
+                 for c in verdict.outside(card.ranges) + verdict.near(card.ranges)}
         report = verdict.measure_again(report, judged, rerun, rerun_args, say)
         judged = judge_all(report, limits, subset)
         for gpu, card, _, _ in judged:

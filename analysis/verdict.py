@@ -121,7 +121,8 @@ def check_layer(layer, entry, values, preset):
         checks.append({"key": name, "label": value["label"], "value": value["value"], "unit": value["unit"],
                        "better": value.get("better") or limit.get("better"), "low": limit.get("low"),
                        "high": limit.get("high"), "source": limit["source"], "count": limit.get("count"),
-                       "inside": ranges.judge(value, limit), "layer": layer, "layer_name": entry["name"]})
+                       "inside": ranges.judge(value, limit), "layer": layer, "layer_name": entry["name"],
+                       "precision": value.get("precision")})
     return checks, missing, other, not_in_preset, unlisted
 
 
@@ -215,6 +216,36 @@ def outside(result):
     return [c for c in (result or {}).get("checks", []) if c["inside"] is False]
 
 
+def margin(c):
+    """How far a value is inside its one-sided limit, relative to the limit (0.02: 2% better than it; negative:
+    outside), or None for a two-sided or missing limit."""
+    better, low, high, value = c.get("better"), c.get("low"), c.get("high"), c.get("value")
+    if value is None:
+        return None
+    if better == "higher" and low and high is None:
+        return value / low - 1
+    if better in ("lower", "spread") and high and low is None:
+        return 1 - value / high
+    return None
+
+
+def near(result):
+    """Checks inside a one-sided limit by less than the value's stated precision (the stopping rule's): a second
+    measurement decides them before the verdict is given (measure_again)."""
+    return [c for c in (result or {}).get("checks", []) if c["inside"] is True and c.get("precision") is not None
+            and margin(c) is not None and margin(c) <= c["precision"]]
+
+
+def closest_text(result):
+    """"; closest to its limit: L2 read 2.1% inside (+-0.6%)" for a run that states its precision, else ""."""
+    stated = [(margin(c), c) for c in (result or {}).get("checks", []) if c["inside"] is True
+              and c.get("precision") is not None and margin(c) is not None]
+    if not stated:
+        return ""
+    m, c = min(stated, key=lambda item: item[0])
+    return f"; closest to its limit: {c['label']} {m:.1%} inside ({limit_text(c)}, value +-{c['precision']:.1%})"
+
+
 def limit_text(c):
     """"at least 3.05e+12", "at most 290", "1.9-2.1"."""
     better, low, high = c.get("better"), c.get("low"), c.get("high")
@@ -302,7 +333,7 @@ def judge(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_sho
     preset = f"; {result['not_in_preset']} limits of values this preset does not measure" \
         if result.get("not_in_preset") else ""
     return NORMAL, f"normal: {len({c['key'] for c in limited})} values within the {names} limits{note} ({counts})" \
-                   f"{other}{part}{preset}"
+                   f"{other}{part}{preset}{closest_text(result)}"
 
 
 def markdown(result):
@@ -357,13 +388,15 @@ def measure_again(report, judged, gpubench, args, say):
     """The report with the rows of every family behind an outside value, on the GPUs where it was outside,
     replaced by a second measurement (the other GPUs' rows kept as they were)."""
     from analysis import cli, report as report_model  # here: the card imports this module
-    abnormal = [(gpu, card) for gpu, card, status, _ in judged if status == ABNORMAL]
-    names = sorted({family for _, card in abnormal for c in outside(card.ranges)
+    abnormal = [(gpu, card) for gpu, card, status, _ in judged if status == ABNORMAL or near(card.ranges)]
+    names = sorted({family for _, card in abnormal for c in outside(card.ranges) + near(card.ranges)
                     for family in card.families_of.get(c["key"], ())})
     gpus = sorted({gpu for gpu, _ in abnormal if gpu is not None})
     if not names:
         return report
     first = "; ".join(f"{c['label']} {c['value']:.4g}" for _, card in abnormal for c in outside(card.ranges))
+    first += "".join(f"; near its limit: {c['label']} {c['value']:.4g} ({margin(c):.1%} inside, +-{c['precision']:.1%})"
+                     for _, card in abnormal for c in near(card.ranges))
     pattern = "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
     say(f"card.py: measuring again: {', '.join(names)}" + (f" on GPU {','.join(map(str, gpus))}" if gpus else "") +
         f" (outside at first: {first})")

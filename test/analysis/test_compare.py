@@ -3,6 +3,7 @@
 against the noise (slower / faster / same / ambiguous), fixed counters exact, diagnostics never judged, a
 clock difference told apart, --threshold failing only on slower, a changed fixed counter or a row failed or
 missing; nothing compared, runs of different GPUs and a GPU of a multi-GPU run that differs are errors."""
+import itertools
 import json
 import os
 import subprocess
@@ -351,6 +352,65 @@ class CompareWithIntervals(Compare):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertIn("only in AFTER (a host row: the hosts differ)", done.stdout)
         self.assertIn("1 host row(s) on one side only", done.stdout)
+
+
+class RuleRunsLeaveOneSkuOut(unittest.TestCase):
+    """Runs of the stopping rule on one H100 and one H200 board (docs/results/2026-11-26-precision): the floors and
+    run-to-run deviations made from the H100's runs alone judge the H200's. Identical code is never slower, faster
+    or noisier, and about 5% of the H200's values fall outside another of its runs' stated precision."""
+
+    RULE_RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "runs")
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, ROOT)
+        from analysis import make_noise, noise
+        cls.noise = noise
+        model = noise.load()
+        for entry in model["classes"].values():  # the shipped rule fields were made from both boards: out
+            for key in [k for k in entry if "_rule" in k or k == "repeat_sigma"]:
+                del entry[key]
+        h100 = [os.path.join(cls.RULE_RUNS, f"h100m-new-{p}.json.gz") for p in
+                [f"check-m-{i}" for i in range(1, 7)] + ["quick-m-1", "quick-m-2"]]
+        cls.model = make_noise.add_rule(model, h100, "H100 a6e13cdd only", 2.0, 2.0, 0.005)
+        cls.h200 = [os.path.join(cls.RULE_RUNS, f"h200m-new-check-m-{i}.json.gz") for i in range(1, 7)]
+
+    def test_identical_code_on_the_h200_is_never_slower_faster_or_noisier(self):
+        from analysis import compare
+        report = sys.modules["analysis.report"]
+        verdicts = {}
+        for a, b in itertools.combinations(self.h200, 2):
+            sides = [compare.sides_of(report.load(path).all_rows)[0] for path in (a, b)]
+            entries = compare.compare_rows(sides[0], sides[1], self.model, self.noise.SAME_BOARD,
+                                           fixed=report.load(a).fixed_counters())
+            for e in entries:
+                verdicts[e["verdict"]] = verdicts.get(e["verdict"], 0) + 1
+        self.assertGreater(verdicts.get("same", 0), 2000, verdicts)
+        for bad in ("slower", "faster", "noisier", "changed"):
+            self.assertEqual(verdicts.get(bad, 0), 0, verdicts)
+
+    def test_about_five_percent_of_the_h200s_values_fall_outside_the_stated_precision(self):
+        report = sys.modules["analysis.report"]
+        runs = []
+        for path in self.h200:
+            loaded = report.load(path)
+            values = {}
+            for row in loaded.all_rows:
+                for q in (row.results if row.ok else {}):
+                    width = self.noise.stated_half_width(self.model, self.noise.class_of(row, q, loaded.context),
+                                                         row.half_width(q))
+                    if width is not None and row.value(q) is not None:
+                        values[(row.key, q)] = (row.value(q), width)
+            runs.append(values)
+        outside = total = 0
+        for a, b in itertools.permutations(range(len(runs)), 2):
+            for key, (value, width) in runs[a].items():
+                if key in runs[b]:
+                    total += 1
+                    outside += abs(runs[b][key][0] - value) > abs(value) * width
+        self.assertGreater(total, 2000)
+        self.assertGreater(outside / total, 0.02)
+        self.assertLess(outside / total, 0.09)
 
 
 if __name__ == "__main__":

@@ -211,5 +211,28 @@ class Busy(unittest.TestCase):
         self.assertIn("python3", verdict.busy_text(context))
 
 
+class NearALimit(unittest.TestCase):
+    """A value inside a one-sided limit by less than its stated precision is measured again before the verdict; the
+    normal verdict of a run that states precision names the value closest to its limit, with the margin."""
+
+    def check(self, value, precision, better="higher", low=100.0, high=None):
+        return {"key": "k", "label": "DRAM read", "value": value, "unit": "GB/s", "better": better, "low": low,
+                "high": high, "inside": True, "layer": "sku", "precision": precision}
+
+    def test_near_is_inside_by_less_than_the_precision(self):
+        self.assertEqual(verdict.near({"checks": [self.check(100.5, 0.01)]})[0]["key"], "k")
+        self.assertEqual(verdict.near({"checks": [self.check(102.0, 0.01)]}), [])
+        self.assertEqual(verdict.near({"checks": [self.check(100.5, None)]}), [], "fixed effort states none")
+        lower = self.check(99.5, 0.01, better="lower", low=None, high=100.0)
+        self.assertAlmostEqual(verdict.margin(lower), 0.005)
+        self.assertEqual(len(verdict.near({"checks": [lower]})), 1)
+        self.assertIsNone(verdict.margin(self.check(101.0, 0.01, high=120.0)), "two-sided: no margin")
+
+    def test_the_closest_value_is_said_with_its_margin(self):
+        text = verdict.closest_text({"checks": [self.check(110.0, 0.01), self.check(102.0, 0.005)]})
+        self.assertEqual(text, "; closest to its limit: DRAM read 2.0% inside (at least 100, value +-0.5%)")
+        self.assertEqual(verdict.closest_text({"checks": [self.check(110.0, None)]}), "")
+
+
 if __name__ == "__main__":
     unittest.main()
