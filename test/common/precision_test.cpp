@@ -66,7 +66,8 @@ TEST(Precision, StableStreamStillSamplesItsMinimumTime) {
   std::mt19937_64 random(3);
   std::normal_distribution<double> noise(1.0, 0.001);
   const StoppingRule rule{0.005, 20, 1.0, 0.1};
-  const Sampled run = sample(rule, [&] { return noise(random); }, 1e-3);
+  const Sampled run = sample(
+      rule, [&] { return noise(random); }, 1e-3);
   EXPECT_EQ(run.reason, StopReason::kTarget);
   EXPECT_GE(run.elapsed_s, 0.1 - 1e-9);
   EXPECT_LT(run.elapsed_s, 0.13);
