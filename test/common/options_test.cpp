@@ -33,6 +33,23 @@ TEST(Options, VerdictNeedsTheJsonAndTheCard) {
   EXPECT_THROW(parse_options(csv.argc, csv.pointers.data(), nullptr), std::invalid_argument);
 }
 
+TEST(Options, PrecisionIsAPercentageAndExcludesAFixedMinTime) {
+  Argv half({"gpubench", "--gpubench_precision=0.5"});
+  EXPECT_DOUBLE_EQ(parse_options(half.argc, half.pointers.data(), nullptr).precision, 0.005);
+  EXPECT_EQ(half.argc, 1);  // consumed
+  Argv none({"gpubench"});
+  EXPECT_DOUBLE_EQ(parse_options(none.argc, none.pointers.data(), nullptr).precision, 0.0);
+  for (const char* bad : {"--gpubench_precision=", "--gpubench_precision=abc", "--gpubench_precision=0",
+                          "--gpubench_precision=-1", "--gpubench_precision=101"}) {
+    Argv args({"gpubench", bad});
+    EXPECT_THROW(parse_options(args.argc, args.pointers.data(), nullptr), std::invalid_argument) << bad;
+  }
+  Argv both({"gpubench", "--gpubench_precision=1", "--benchmark_min_time=0.1"});
+  EXPECT_THROW(parse_options(both.argc, both.pointers.data(), nullptr), std::invalid_argument);
+  Argv fixed({"gpubench", "--benchmark_min_time=0.1"});
+  EXPECT_TRUE(parse_options(fixed.argc, fixed.pointers.data(), nullptr).min_time_given);
+}
+
 TEST(Options, DefaultsToGpuZero) {
   Argv a({"gpubench"});
   const Options o = parse_options(a.argc, a.pointers.data(), nullptr);

@@ -15,10 +15,8 @@
 import argparse
 import copy
 import itertools
-import json
 import os
 import sys
-import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
@@ -83,16 +81,11 @@ def honesty(paths, model=None):
 
 
 def judged(before, after, model_path):
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for i, data in enumerate((before, after)):
-            path = os.path.join(tmp, f"{i}.json")
-            with open(path, "w") as f:
-                json.dump(data, f)
-            paths.append(path)
-        _, _, entries, problems, summary, slower, changed = compare.run_compare(*paths, threshold=2,
-                                                                               noise_path=model_path)
-    return entries, summary
+    """compare.py's entries for two run dicts of one board (the run-to-run scope)."""
+    model = noise.load(model_path)
+    sides = [compare.sides_of(report_model.from_dict(data).all_rows)[0] for data in (before, after)]
+    return compare.compare_rows(*sides, model, noise.SAME_BOARD, fixed=report_model.from_dict(before).fixed_counters(),
+                                context=before.get("context", {})), None
 
 
 def planted(data, rule):
@@ -147,9 +140,8 @@ def main():
                  lambda row, q, w: 1.02 if w is not None and w <= 0.005 else None),
                 ("5% on every result", lambda row, q, w: 1.05)):
             entries, _ = judged(base, planted(after, rule), args.noise)
-            hit = [e for e in entries if e["role"] == "result" and
-                   (rule(None, e["quantity"], None) if False else True)]
-            planted_entries = [e for e in hit if abs(e["change"]) > 0.015]
+            # The planted results: those that moved by more than 1.5% (identical code moves less on these runs).
+            planted_entries = [e for e in entries if e["role"] == "result" and abs(e["change"]) > 0.015]
             verdicts = {}
             for e in planted_entries:
                 verdicts[e["verdict"]] = verdicts.get(e["verdict"], 0) + 1
