@@ -27,6 +27,7 @@ side; 2 bad input, runs of different GPUs or GPU counts (unless allowed), or not
 import argparse
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -34,6 +35,8 @@ if __package__ in (None, ""):  # run as a script: the package is the folder abov
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import cli, noise  # noqa: E402
 from analysis import report as report_model  # noqa: E402
+
+GPU_SUFFIX = re.compile(r"/gpu:\d+")  # a node run's row of one GPU: the same row as a one-GPU run's
 
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
 NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "family_index",
@@ -141,6 +144,7 @@ def judge(change, better, tolerance):
 
 NOISIER_FACTOR = 4.0  # a side this many times noisier than its class's floor and the other side is a finding
 NOISIER_LEAST = 0.02  # and at least this noisy: launch jitter of a stable row is no fault
+NOISIER_KNOWN = 2.0  # and this many times its widest calibrated interval
 
 
 def judge_with_intervals(change, better, floor, width_before, width_after, samples_before, samples_after):
@@ -164,15 +168,16 @@ def judge_with_intervals(change, better, floor, width_before, width_after, sampl
                          f"{int(samples_after * factor)}) would decide it")
 
 
-def noisier_side(b, a, quantity, floor):
+def noisier_side(b, a, quantity, floor, known=0.0):
     """'BEFORE' or 'AFTER' when that side's own noise is far above its class's floor and the other side's: a finding
     of its own (a fault that makes a row noisy), never a wider tolerance. By the stated half-widths where both
-    sides have them, else by the launches' spreads."""
+    sides have them, else by the launches' spreads. `known`: the widest interval the result had in its calibration
+    runs (a power-capped row's width moves with its clock from run to run): noisier means beyond twice that."""
     wb, wa = b.half_width(quantity), a.half_width(quantity)
     if wb is None or wa is None:
         wb, wa = b.spread(quantity), a.spread(quantity)
     for name, mine, theirs in (("AFTER", wa, wb), ("BEFORE", wb, wa)):
-        if mine > max(NOISIER_LEAST, NOISIER_FACTOR * max(floor, theirs)):
+        if mine > max(NOISIER_LEAST, NOISIER_FACTOR * max(floor, theirs), NOISIER_KNOWN * known):
             return name, mine, theirs
     return None
 
@@ -222,9 +227,10 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                 entry["verdict"] = "changed" if abs(change) > tolerance else "same"
             elif role == "result":
                 rule = b.by_rule and a.by_rule
-                floor = noise.floor(model, cls, where, rule)
+                result = f"{GPU_SUFFIX.sub('', name)} {quantity}"
+                floor = noise.floor(model, cls, where, rule, result)
                 width_b, width_a = b.half_width(quantity), a.half_width(quantity)
-                noisy = noisier_side(b, a, quantity, floor) if rule else None
+                noisy = noisier_side(b, a, quantity, floor, noise.known_width(model, result)) if rule else None
                 if noisy:
                     # Its noise is the finding: judged on the class's floor alone, the change is said beside it.
                     side, mine, theirs = noisy
@@ -233,10 +239,8 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                     entry["note"] = (f"{side} is noisier: +-{mine:.2%} against +-{theirs:.2%} and a floor of "
                                      f"{floor:.2%}; the change alone: {judge(change, better, floor)}")
                 elif rule and width_b is not None and width_a is not None:
-                    # The within-run intervals miss what varies from run to run (docs/results/2026-11-26-precision:
-                    # 23-31% of repeated values fell outside them), so the floor keeps the rows' own spreads until
-                    # the floors are calibrated against the intervals.
-                    floor = max(floor, factor * b.spread(quantity), factor * a.spread(quantity))
+                    # The within-run intervals miss what varies from run to run; the rule floors are calibrated
+                    # beyond them (make_noise.py --rule), so a row's own spread never widens them.
                     tolerance = max(floor, math.sqrt(width_b ** 2 + width_a ** 2))
                     verdict, entry["note"] = judge_with_intervals(change, better, floor, width_b, width_a,
                                                                   b.launches(), a.launches())

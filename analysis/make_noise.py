@@ -190,23 +190,52 @@ def honest_sigma(pairs, share=HONEST_SHARE):
     return high
 
 
-def add_rule(model, paths, source, factor, margin, minimum, same_code=None):
+def add_rule(model, paths, source, margin, minimum, same_code=None):
     """The model with each class's floor run to run for runs of the stopping rule (`same_board_rule`) and its
     run-to-run deviation for the stated precision (`repeat_sigma`), from pairs of rule runs of one board."""
     by_class = rule_pairs(parts_of(paths, same_code))
     if not by_class:
         raise cli.UsageError("no pair of runs of one board measured under the stopping rule (--gpubench_precision)")
+    own_floors, widths = {}, {}
     for cls, pairs in sorted(by_class.items()):
+        for _, _, _, wb, wa, name in pairs:
+            if max(wb, wa) > noise.KNOWN_WIDTH_LEAST:
+                widths[name] = round(max(widths.get(name, 0.0), wb, wa), 4)
         entry = model["classes"].setdefault(cls, {"meaning": noise.CLASSES[cls]})
-        beyond = [(c - combined, name) for c, combined, spread, _, _, name in pairs if c - combined > factor * spread]
-        worst = max(beyond, default=None)
-        entry[f"{noise.SAME_BOARD}_rule"] = round(max(minimum, margin * (worst[0] if worst else 0.0)), 4)
+        for key in [k for k in entry if k.startswith(f"{noise.SAME_BOARD}_rule")]:
+            del entry[key]
+        floor, exceptions, set_by = class_and_row_floors(pairs, margin, minimum)
+        entry[f"{noise.SAME_BOARD}_rule"] = floor
         entry[f"{noise.SAME_BOARD}_rule_results"] = len(pairs)
-        if worst:
-            entry[f"{noise.SAME_BOARD}_rule_set_by"] = worst[1]
+        if set_by:
+            entry[f"{noise.SAME_BOARD}_rule_set_by"] = set_by
+        own_floors.update(exceptions)
         entry["repeat_sigma"] = round(honest_sigma(pairs), 5)
-    model["made_rule"] = {"runs": len(paths), "margin": margin, "minimum": minimum, "source": source}
+    model[noise.ROW_FLOORS] = dict(sorted(own_floors.items()))
+    model[noise.ROW_WIDTHS] = dict(sorted(widths.items()))
+    model["made_rule"] = {"runs": len(paths), "margin": margin, "minimum": minimum, "source": source,
+                          "class_quantile": CLASS_QUANTILE}
     return model
+
+
+CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the rest get floors of their own
+
+
+def class_and_row_floors(pairs, margin, minimum):
+    """(class floor, {"row quantity": own floor}, the result that sets the class floor) from pairs of rule runs.
+    Each result needs the largest change beyond its two intervals over its pairs (compare never widens a floor by
+    a row's own spread: a noisy row is a finding). One result that
+    moves between two levels (a bimodal L2 row) must not set the floor of every stable row of its class: the class
+    floor covers CLASS_QUANTILE of its results, and each result beyond it keeps its own, wider floor."""
+    needed = {}
+    for change, combined, _, _, _, name in pairs:
+        excess = max(0.0, change - combined)
+        needed[name] = max(needed.get(name, 0.0), excess)
+    ranked = sorted(needed.items(), key=lambda item: item[1])
+    at = ranked[min(len(ranked) - 1, int(CLASS_QUANTILE * len(ranked)))]
+    floor = round(max(minimum, margin * at[1]), 4)
+    exceptions = {name: round(margin * excess, 4) for name, excess in ranked if round(margin * excess, 4) > floor}
+    return floor, exceptions, (at[0] if at[1] > 0 else None)
 
 
 def main():
@@ -233,7 +262,7 @@ def main():
             parser.error(f"--same-code {pair}: give A=B")
         same[a] = b
     if args.rule:
-        model = add_rule(noise.load(args.out), args.runs, args.source, args.k, args.margin, args.minimum, same)
+        model = add_rule(noise.load(args.out), args.runs, args.source, args.margin, args.minimum, same)
         cli.write_json(args.out, model, "noise model")
         print(f"{args.out}: rule floors and run-to-run deviations of {len(model['classes'])} classes from "
               f"{len(args.runs)} runs", file=sys.stderr)

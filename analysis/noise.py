@@ -99,11 +99,23 @@ def scope(uuid_before, uuid_after):
     return SAME_BOARD if uuid_before and uuid_before == uuid_after else CROSS_BOARD
 
 
-def floor(model, cls, where, rule=False):
+ROW_FLOORS = "row_rule_floors"  # a result's own floor where it moves more than its class (make_noise.py --rule)
+ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration runs, where above KNOWN_WIDTH_LEAST
+KNOWN_WIDTH_LEAST = 0.005
+
+
+def known_width(model, result):
+    """The widest relative interval `result` ("row quantity") had in the rule runs the model was made from, 0 when
+    it stayed within KNOWN_WIDTH_LEAST or was not among them."""
+    return model.get(ROW_WIDTHS, {}).get(result, 0.0)
+
+
+def floor(model, cls, where, rule=False, result=None):
     """The class's calibrated floor in this scope, or None when the model has none (the result is not judged).
     `rule`: both runs measured under the stopping rule, whose shorter runs move more from run to run (floors made
     from such runs, `<scope>_rule`; board to board at least the fixed-effort floor: no rule runs of two boards of one
-    SKU were there to make one)."""
+    SKU were there to make one). `result` ("row quantity", without /gpu:N): a result that moved more than its class
+    in the calibration runs keeps its own wider floor."""
     entry = model.get("classes", {}).get(cls)
     if not entry:
         return None
@@ -111,7 +123,8 @@ def floor(model, cls, where, rule=False):
     ruled = entry.get(f"{where}_rule", entry.get(f"{SAME_BOARD}_rule") if where == CROSS_BOARD else None)
     if not rule or ruled is None or fixed is None:
         return fixed
-    return max(fixed, ruled) if where == CROSS_BOARD else ruled
+    own = model.get(ROW_FLOORS, {}).get(result, 0.0) if result else 0.0
+    return max(fixed, ruled, own) if where == CROSS_BOARD else max(ruled, own)
 
 
 Z95 = 1.96

@@ -247,9 +247,9 @@ std::string options_usage() {
          "                            environment: GPUBENCH_PRESET\n"
          "  --gpubench_precision=PCT  each GPU row samples launches until the 95% confidence interval of\n"
          "                            its mean is within PCT percent (default 0.5, the check 1; at least\n"
-         "                            20 launches and 0.1 s of them, at most 0.3 s; the check 0.05 and\n"
-         "                            0.15 s); --benchmark_min_time instead: fixed effort, Google\n"
-         "                            Benchmark's way\n"
+         "                            20 launches and 0.08 s of them, at most 0.2 s; full 0.1 and 0.3 s;\n"
+         "                            the check 0.05 and 0.15 s); --benchmark_min_time instead: fixed\n"
+         "                            effort, Google Benchmark's way\n"
 
          "  --gpubench_card=PREFIX    write the card to PREFIX.md / PREFIX.json (default: beside\n"
          "                            --benchmark_out, as FILE.card.md / .json); none: no card\n"
