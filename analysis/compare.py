@@ -13,10 +13,13 @@ result is not judged by its raw time. Diagnostics (a bandwidth kernel's block-0 
 row whose data sits in L2, hit rates, counters not proven fixed, host rows) are shown with --diagnostics, never
 judged.
 
-A change is judged against the larger of: the class's calibrated floor in this scope (run to run when both runs
-are of one board, by gpu_uuid; board to board otherwise: analysis/noise_model.json, which holds on any GPU) and
-K times each side's own spread (the [min, q3] width of its launches, or of its repetitions). Within it: same;
-beyond twice it: slower or faster; between: ambiguous. Where the SM clocks of the two rows differ by more than
+A change is judged against the class's calibrated floor in this scope (run to run when both runs are of one board,
+by gpu_uuid; board to board otherwise: analysis/noise_model.json, which holds on any GPU). Rows measured under the
+stopping rule carry intervals: beyond the floor by more than both intervals, slower or faster; within it by more
+than them, same; else ambiguous, with the launches that would decide it. A side far noisier than its class and the
+other side is "noisier", a finding of its own. Runs of fixed effort: the floor or K times each side's own spread
+(the [min, q3] width of its launches, or of its repetitions), whichever is larger; within it same, beyond twice it
+slower or faster, between ambiguous. Where the SM clocks of the two rows differ by more than
 1%, a time or rate is judged again at equal clock: "slower (clock)" says the row is slower only because its
 clock was lower.
 

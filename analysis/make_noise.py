@@ -150,12 +150,19 @@ def make_model(paths, source, factor=2.0, margin=2.0, minimum=0.005, fixed_toler
 HONEST_SHARE = 0.05  # of repeated values outside another run's stated 95% interval
 
 
-def rule_pairs(parts):
-    """{class: [(change, combined interval, K-free spread, before width, after width, name)]} over the pairs of one
-    board, preset and code whose rows were both measured under the stopping rule."""
+def rule_of(context):
+    """The stopping rule a run measured under, as its context states it (however it was set)."""
+    return (context.get("gpubench_precision") or "").replace(" (--gpubench_precision)", "")
+
+
+def rule_pairs(parts, where=noise.SAME_BOARD):
+    """{class: [(change, combined interval, K-free spread, before width, after width, name, GPU name)]} over the
+    pairs of one preset, stopping rule and code whose rows were both measured under the rule: of one board
+    (SAME_BOARD), or of two boards of one GPU name (CROSS_BOARD)."""
     found = {}
     for b, a in itertools.combinations(parts, 2):
-        if b[1] != a[1] or b[3] != a[3] or b[6] != a[6]:
+        if b[3] != a[3] or b[6] != a[6] or rule_of(b[8]) != rule_of(a[8]) or noise.scope(b[1], a[1]) != where \
+                or b[2] != a[2]:
             continue
         for name, before in b[4].items():
             after = a[4].get(name)
@@ -163,13 +170,15 @@ def rule_pairs(parts):
                 continue
             for q, better in before.results.items():
                 wb, wa = before.half_width(q), after.half_width(q)
+                if wb is None and wa is None:
+                    wb = wa = 0.0  # read from an untimed sweep (SmMap's medians): no interval, the floor alone
                 cls = noise.class_of(before.rows[0], q, b[8])
                 if cls is None or wb is None or wa is None or q not in before.samples or q not in after.samples \
                         or not before.median(q):
                     continue
                 found.setdefault(cls, []).append(
                     (abs(at_equal_clock(before, after, q, better)), (wb * wb + wa * wa) ** 0.5,
-                     max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}"))
+                     max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}", b[2]))
     return found
 
 
@@ -179,7 +188,7 @@ def honest_sigma(pairs, share=HONEST_SHARE):
     def outside(sigma):
         model = {"classes": {"c": {"repeat_sigma": sigma}}}
         missed = sum((change > noise.stated_half_width(model, "c", wb)) + (change > noise.stated_half_width(model, "c", wa))
-                     for change, _, _, wb, wa, _ in pairs)
+                     for change, _, _, wb, wa, *_ in pairs)
         return missed / (2 * len(pairs))
     low, high = 0.0, 0.5
     if outside(low) <= share:
@@ -193,12 +202,14 @@ def honest_sigma(pairs, share=HONEST_SHARE):
 def add_rule(model, paths, source, margin, minimum, same_code=None):
     """The model with each class's floor run to run for runs of the stopping rule (`same_board_rule`) and its
     run-to-run deviation for the stated precision (`repeat_sigma`), from pairs of rule runs of one board."""
-    by_class = rule_pairs(parts_of(paths, same_code))
+    parts = parts_of(paths, same_code)
+    by_class = rule_pairs(parts)
     if not by_class:
         raise cli.UsageError("no pair of runs of one board measured under the stopping rule (--gpubench_precision)")
-    own_floors, widths = {}, {}
+    own_floors, widths, cross_floors = {}, {}, {}
+    across = rule_pairs(parts, noise.CROSS_BOARD)
     for cls, pairs in sorted(by_class.items()):
-        for _, _, _, wb, wa, name in pairs:
+        for _, _, _, wb, wa, name, _ in pairs:
             if max(wb, wa) > noise.KNOWN_WIDTH_LEAST:
                 widths[name] = round(max(widths.get(name, 0.0), wb, wa), 4)
         entry = model["classes"].setdefault(cls, {"meaning": noise.CLASSES[cls]})
@@ -210,14 +221,33 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
         if set_by:
             entry[f"{noise.SAME_BOARD}_rule_set_by"] = set_by
         own_floors.update(exceptions)
+        if across.get(cls):
+            # Boards of one SKU differ by more than a board's runs: their own floors, from pairs of two boards.
+            for key in [k for k in entry if k.startswith(f"{noise.CROSS_BOARD}_rule")]:
+                del entry[key]
+            floor_x, exceptions_x, set_by_x = class_and_row_floors(across[cls], margin, minimum)
+            entry[f"{noise.CROSS_BOARD}_rule"] = max(floor_x, floor)
+            entry[f"{noise.CROSS_BOARD}_rule_results"] = len(across[cls])
+            if set_by_x:
+                entry[f"{noise.CROSS_BOARD}_rule_set_by"] = set_by_x
+            cross_floors.update(exceptions_x)
         entry["repeat_sigma"] = round(honest_sigma(pairs), 5)
+        # Boards of one SKU wander alike (an H100's boost clock moves 1.5% from run to run, an H200's stays):
+        # each SKU with pairs enough gets its own deviation; a SKU no run has seen gets the pooled one.
+        by_gpu = {}
+        for pair in pairs:
+            by_gpu.setdefault(pair[6], []).append(pair)
+        entry["repeat_sigma_by_gpu"] = {gpu: round(honest_sigma(found), 5) for gpu, found in sorted(by_gpu.items())
+                                        if gpu and len(found) >= SKU_SIGMA_LEAST_PAIRS}
     model[noise.ROW_FLOORS] = dict(sorted(own_floors.items()))
     model[noise.ROW_WIDTHS] = dict(sorted(widths.items()))
+    model[noise.ROW_FLOORS_CROSS] = dict(sorted(cross_floors.items()))
     model["made_rule"] = {"runs": len(paths), "margin": margin, "minimum": minimum, "source": source,
                           "class_quantile": CLASS_QUANTILE}
     return model
 
 
+SKU_SIGMA_LEAST_PAIRS = 30  # of a class's results on one SKU, for a deviation of that SKU's own
 CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the rest get floors of their own
 
 
@@ -228,7 +258,7 @@ def class_and_row_floors(pairs, margin, minimum):
     moves between two levels (a bimodal L2 row) must not set the floor of every stable row of its class: the class
     floor covers CLASS_QUANTILE of its results, and each result beyond it keeps its own, wider floor."""
     needed = {}
-    for change, combined, _, _, _, name in pairs:
+    for change, combined, _, _, _, name, _ in pairs:
         excess = max(0.0, change - combined)
         needed[name] = max(needed.get(name, 0.0), excess)
     ranked = sorted(needed.items(), key=lambda item: item[1])

@@ -100,6 +100,7 @@ def scope(uuid_before, uuid_after):
 
 
 ROW_FLOORS = "row_rule_floors"  # a result's own floor where it moves more than its class (make_noise.py --rule)
+ROW_FLOORS_CROSS = "row_rule_floors_cross_board"  # the same, board to board
 ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration runs, where above KNOWN_WIDTH_LEAST
 KNOWN_WIDTH_LEAST = 0.005
 
@@ -113,9 +114,9 @@ def known_width(model, result):
 def floor(model, cls, where, rule=False, result=None):
     """The class's calibrated floor in this scope, or None when the model has none (the result is not judged).
     `rule`: both runs measured under the stopping rule, whose shorter runs move more from run to run (floors made
-    from such runs, `<scope>_rule`; board to board at least the fixed-effort floor: no rule runs of two boards of one
-    SKU were there to make one). `result` ("row quantity", without /gpu:N): a result that moved more than its class
-    in the calibration runs keeps its own wider floor."""
+    from such runs, `<scope>_rule`; board to board at least the fixed-effort floor, made from more boards than the
+    rule runs had). `result` ("row quantity", without /gpu:N): a result that moved more than its class in the
+    calibration runs keeps its own wider floor."""
     entry = model.get("classes", {}).get(cls)
     if not entry:
         return None
@@ -124,21 +125,26 @@ def floor(model, cls, where, rule=False, result=None):
     if not rule or ruled is None or fixed is None:
         return fixed
     own = model.get(ROW_FLOORS, {}).get(result, 0.0) if result else 0.0
-    return max(fixed, ruled, own) if where == CROSS_BOARD else max(ruled, own)
+    if where != CROSS_BOARD:
+        return max(ruled, own)
+    own_across = model.get(ROW_FLOORS_CROSS, {}).get(result, 0.0) if result else 0.0
+    return max(fixed, ruled, own, own_across)
 
 
 Z95 = 1.96
 
 
-def stated_half_width(model, cls, within):
+def stated_half_width(model, cls, within, gpu_name=None):
     """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
     repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
     uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
     run-to-run deviation (`repeat_sigma`: page placement, clocks, what no run sees of itself). None without
-    `within`; `within` alone where the class has no calibration."""
+    `within`; `within` alone where the class has no calibration. `gpu_name`: the SKU's own deviation where the
+    calibration had runs of it."""
     if within is None:
         return None
-    sigma = (model.get("classes", {}).get(cls) or {}).get("repeat_sigma") if cls else None
+    entry = (model.get("classes", {}).get(cls) or {}) if cls else {}
+    sigma = entry.get("repeat_sigma_by_gpu", {}).get(gpu_name, entry.get("repeat_sigma"))
     if sigma is None:
         return within
     return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5

@@ -417,7 +417,7 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
             for row in loaded.all_rows:
                 for q in (row.results if row.ok else {}):
                     width = self.noise.stated_half_width(self.model, self.noise.class_of(row, q, loaded.context),
-                                                         row.half_width(q))
+                                                         row.half_width(q), loaded.context.get("gpu_name"))
                     if width is not None and row.value(q) is not None:
                         values[(row.key, q)] = (row.value(q), width)
             runs.append(values)

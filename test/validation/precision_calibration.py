@@ -3,14 +3,19 @@
 2026-11-26-precision). From runs of one board:
 
     precision_calibration.py --fixed OLD_QUICK.json --new NEW_QUICK.json ... --repeats RUN.json ... [--noise FILE]
+    precision_calibration.py --leave-one-board-out RUN.json ...   (rule runs of several boards)
+    precision_calibration.py --repeats RUN.json ... --across OTHER_BOARD_RUN.json ... --fault PLANTED.json
 
 1. Same answers: every result of a new run against the fixed-effort run of the same board, paired by row: within
    its stated precision or 1%, whichever is larger (the rest listed).
 2. Honest precision: over the back-to-back runs (--repeats, identical code, one board), the share of results whose
    value falls outside another run's stated 95% interval, for every ordered pair of runs.
 3. compare: every pair of the repeats judged with intervals (0 slower, faster, changed or noisier wanted), and
-   planted changes: 2% on each result whose precision is 0.5% or better, 5% on every judged result, a noisy
-   fault (-42%, half-width 13%) on one row.
+   planted changes: 2% on each result whose precision is 0.5% or better, 5% on every judged result.
+4. Across boards: every run of one board against every run of another of its SKU; a planted fault (a busy SM)
+   against each healthy run.
+5. Leave one board out: 2 and 3 on each board's check runs, judged by floors and deviations made from the other
+   boards' runs alone (a board no calibration has seen).
 """
 import argparse
 import copy
@@ -35,16 +40,17 @@ def results(path, model=None):
             continue
         for quantity, better in row.results.items():
             value = row.value("real_time") if quantity == "time" else row.value(quantity)
-            if value is not None:
+            cls = noise.class_of(row, quantity, report.context)
+            if value is not None and cls is not None and cls not in noise.NOT_JUDGED:
                 width = row.half_width(quantity)
                 if model is not None:
-                    width = noise.stated_half_width(model, noise.class_of(row, quantity, report.context), width)
+                    width = noise.stated_half_width(model, cls, width, report.context.get("gpu_name"))
                 found[(row.key, quantity)] = (value, width, (row.value("sm_mhz"), better))
     return found
 
 
-def same_answers(fixed, new):
-    old, now = results(fixed), results(new)
+def same_answers(fixed, new, model):
+    old, now = results(fixed), results(new, model)
     shared = [k for k in now if k in old and old[k][0]]
     outside = []
     for key in shared:
@@ -80,9 +86,8 @@ def honesty(paths, model=None):
     return outside, total, by_width
 
 
-def judged(before, after, model_path):
+def judged(before, after, model):
     """compare.py's entries for two run dicts of one board (the run-to-run scope)."""
-    model = noise.load(model_path)
     sides = [compare.sides_of(report_model.from_dict(data).all_rows)[0] for data in (before, after)]
     return compare.compare_rows(*sides, model, noise.SAME_BOARD, fixed=report_model.from_dict(before).fixed_counters(),
                                 context=before.get("context", {})), None
@@ -105,51 +110,134 @@ def planted(data, rule):
     return out
 
 
+
+def repeatability(repeats, model, out=print):
+    """Honesty of the stated precision, compare of identical code and planted changes over back-to-back runs of one
+    board, judged by `model`. Returns the counts of each part."""
+    found = {}
+    for label, width_model in (("the run's own interval", None), ("the stated precision", model)):
+        outside, total, by_width = honesty(repeats, width_model)
+        found[label] = (outside, total)
+        out(f"honesty, {label}: {len(repeats)} runs, {outside} of {total} values outside another run's "
+            f"95% interval ({outside / max(total, 1):.1%})")
+        for band, (o, t) in sorted(by_width.items()):
+            out(f"  stated {band}: {o} of {t} ({o / max(t, 1):.1%})")
+    counts = {}
+    loaded = [report_model.read_json(path) for path in repeats]
+    for a, b in itertools.combinations(loaded, 2):
+        entries, _ = judged(a, b, model)
+        for e in entries:
+            if e["role"] != "diagnostic":
+                counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+    found["identical"] = counts
+    pairs = len(loaded) * (len(loaded) - 1) // 2
+    out(f"compare, identical code, {pairs} pairs: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
+    for label, rule in (
+            ("2% on results stated to 0.5% or better",
+             lambda row, q, w: 1.02 if w is not None and w <= 0.005 else None),
+            ("5% on every result", lambda row, q, w: 1.05)):
+        entries, _ = judged(loaded[0], planted(loaded[1], rule), model)
+        # The planted results: those that moved by more than 1.5% (identical code moves less on these runs).
+        planted_entries = [e for e in entries if e["role"] == "result" and abs(e["change"]) > 0.015]
+        verdicts = {}
+        for e in planted_entries:
+            verdicts[e["verdict"]] = verdicts.get(e["verdict"], 0) + 1
+        found[label] = verdicts
+        out(f"planted {label}: " + ", ".join(f"{v} {n}" for v, n in sorted(verdicts.items())))
+        for e in [e for e in planted_entries if e["verdict"] != "slower"][:8]:
+            out(f"  not slower: {e['benchmark']} {e['quantity']} {e['change']:+.2%} {e['verdict']} "
+                f"(floor {e['tolerance']:.2%}) {e['note']}")
+    return found
+
+
+def without_rule_fields(model):
+    """The model less everything made from rule runs (make_noise.py --rule adds it again)."""
+    model = copy.deepcopy(model)
+    for entry in model["classes"].values():
+        for key in [k for k in entry if "_rule" in k or k == "repeat_sigma"]:
+            del entry[key]
+    for key in (noise.ROW_FLOORS, noise.ROW_WIDTHS, "made_rule"):
+        model.pop(key, None)
+    return model
+
+
+def leave_one_board_out(paths, model):
+    """For each board: the rule fields made from the other boards' runs alone, judging that board's check runs."""
+    from analysis import make_noise
+    by_board = {}
+    for path in paths:
+        context = report_model.read_json(path)["context"]
+        by_board.setdefault(context.get("gpu_uuid"), []).append((path, context))
+    for board, runs in sorted(by_board.items()):
+        others = [p for b, rs in by_board.items() if b != board for p, _ in rs]
+        checks = [p for p, c in runs if c.get("gpubench_preset") == "check"]
+        if len(checks) < 2:
+            continue
+        made = make_noise.add_rule(without_rule_fields(model), others, f"all but {board}", 2.0, 0.005)
+        skus = sorted({c.get("gpu_name") for b, rs in by_board.items() if b != board for _, c in rs})
+        print(f"== {runs[0][1].get('gpu_name')} {board}: judged by the rule fields of {len(others)} runs of the "
+              f"other boards ({', '.join(skus)})")
+        repeatability(checks, made, out=lambda line: print("   " + line))
+
+
+def across_boards(before_runs, after_runs, model):
+    """compare of every run of one board against every run of another board of its SKU (the board-to-board scope):
+    the count of each verdict."""
+    counts = {}
+    for b in before_runs:
+        for a in after_runs:
+            before, after = report_model.load(b), report_model.load(a)
+            sides = [compare.sides_of(r.all_rows)[0] for r in (before, after)]
+            for e in compare.compare_rows(*sides, model, noise.CROSS_BOARD, fixed=before.fixed_counters(),
+                                          context=before.context):
+                if e["role"] != "diagnostic":
+                    counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+    print(f"compare across boards, identical code, {len(before_runs) * len(after_runs)} pairs: "
+          + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
+
+
+def planted_fault(healthy_runs, faulty, model):
+    """compare of each healthy run against a run with a fault planted on the GPU: every slower, faster, changed or
+    noisier result."""
+    found, ambiguous = {}, 0
+    for path in healthy_runs:
+        entries, _ = judged(report_model.read_json(path), report_model.read_json(faulty), model)
+        for e in entries:
+            ambiguous += e["role"] == "result" and e["verdict"] == "ambiguous"
+            if e["role"] == "result" and e["verdict"] not in ("same", "ambiguous"):
+                found.setdefault((e["benchmark"], e["quantity"]), []).append(f"{e['change']:+.1%} {e['verdict']}")
+    print(f"planted fault {os.path.basename(faulty)} against {len(healthy_runs)} healthy runs ({ambiguous} ambiguous "
+          "results elsewhere); the findings:")
+    for (name, quantity), verdicts in sorted(found.items()):
+        print(f"  {name} {quantity}: {', '.join(verdicts)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fixed", nargs="*", default=[])
     parser.add_argument("--new", nargs="*", default=[])
     parser.add_argument("--repeats", nargs="*", default=[])
     parser.add_argument("--noise", default=noise.MODEL)
+    parser.add_argument("--leave-one-board-out", nargs="*", default=[], metavar="RUN",
+                        help="rule runs of several boards: each board's check runs judged by the others' calibration")
+    parser.add_argument("--across", nargs="*", default=[], metavar="RUN",
+                        help="runs of another board of the SKU of --repeats: every pair judged board to board")
+    parser.add_argument("--fault", help="a run with a fault planted on the GPU, judged against each of --repeats")
     args = parser.parse_args()
     for fixed, new in zip(args.fixed, args.new):
-        count, outside = same_answers(fixed, new)
+        count, outside = same_answers(fixed, new, noise.load(args.noise))
         print(f"same answers: {os.path.basename(new)} against {os.path.basename(fixed)}: "
               f"{count - len(outside)} of {count} results within their precision or 1%")
         for (name, quantity), change, width in sorted(outside, key=lambda x: -abs(x[1]))[:15]:
             print(f"  {name} {quantity}: {change:+.2%} (stated +-{(width or 0):.2%})")
     if len(args.repeats) >= 2:
-        for label, model in (("the run's own interval", None), ("the stated precision", noise.load(args.noise))):
-            outside, total, by_width = honesty(args.repeats, model)
-            print(f"honesty, {label}: {len(args.repeats)} runs, {outside} of {total} values outside another run's "
-                  f"95% interval ({outside / max(total, 1):.1%})")
-            for band, (o, t) in sorted(by_width.items()):
-                print(f"  stated {band}: {o} of {t} ({o / max(t, 1):.1%})")
-        counts = {}
-        for a, b in itertools.combinations(args.repeats, 2):
-            entries, _ = judged(report_model.read_json(a), report_model.read_json(b), args.noise)
-            for e in entries:
-                if e["role"] != "diagnostic":
-                    counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
-        pairs = len(list(itertools.combinations(args.repeats, 2)))
-        print(f"compare, identical code, {pairs} pairs: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
-        base = report_model.read_json(args.repeats[0])
-        after = report_model.read_json(args.repeats[1])
-        for label, rule in (
-                ("2% on results stated to 0.5% or better",
-                 lambda row, q, w: 1.02 if w is not None and w <= 0.005 else None),
-                ("5% on every result", lambda row, q, w: 1.05)):
-            entries, _ = judged(base, planted(after, rule), args.noise)
-            # The planted results: those that moved by more than 1.5% (identical code moves less on these runs).
-            planted_entries = [e for e in entries if e["role"] == "result" and abs(e["change"]) > 0.015]
-            verdicts = {}
-            for e in planted_entries:
-                verdicts[e["verdict"]] = verdicts.get(e["verdict"], 0) + 1
-            print(f"planted {label}: " + ", ".join(f"{v} {n}" for v, n in sorted(verdicts.items())))
-            misses = [e for e in planted_entries if e["verdict"] != "slower"]
-            for e in misses[:8]:
-                print(f"  not slower: {e['benchmark']} {e['quantity']} {e['change']:+.2%} {e['verdict']} "
-                      f"(floor {e['tolerance']:.2%}) {e['note']}")
+        repeatability(args.repeats, noise.load(args.noise))
+    if args.across:
+        across_boards(args.repeats, args.across, noise.load(args.noise))
+    if args.fault:
+        planted_fault(args.repeats, args.fault, noise.load(args.noise))
+    if args.leave_one_board_out:
+        leave_one_board_out(args.leave_one_board_out, noise.load(args.noise))
     return 0
 
 
