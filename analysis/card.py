@@ -63,7 +63,7 @@ class Card:
         self.values = []
         self.failed = []  # {"row", "error", "family", "keys"}: what a failed row would have fed
         self.wrong = []  # the words of rows whose results, verified in the run, were wrong
-        self.cut_short = None  # "12 of 79 rows": a run that reported fewer rows than it set out to run
+        self.cut_short = None  # "12 of 79 rows reported": a run that reported fewer rows than planned, or interrupted
         self.families_of = {}  # value key -> the families whose rows it reads (what to measure again)
 
     def build(self):
@@ -98,7 +98,13 @@ class Card:
         planned = self.context.get("gpubench_rows_planned")
         reported = len({row.full_name for row in self.report.all_rows if not row.aggregate})
         if planned and str(planned).isdigit() and reported < int(planned) and self.report.gpu is None:
-            self.cut_short = f"{reported} of {planned} rows"
+            self.cut_short = f"{reported} of {planned} rows reported"
+        interrupted = [f for f in self.failed if f["error"] == "interrupted"]
+        deadline = self.context.get("gpubench_deadline_s") if self.context.get("gpubench_deadline_reached") else None
+        if interrupted and not self.cut_short:  # rows skipped by Ctrl-C, SIGTERM or a deadline: reported, not run
+            self.cut_short = f"{reported - len(interrupted)} of {reported} rows ran, {len(interrupted)} interrupted"
+        if self.cut_short and deadline:
+            self.cut_short += f" at the deadline of {deadline} s"
         self.ranges = verdict.check(self.values, self.context, self.limits, self.context.get("gpubench_preset"))
         return self
 
@@ -128,6 +134,8 @@ class Card:
             "other_gpu_processes": c.get("gpubench_other_gpu_processes", "unknown"),
             "other_gpu_processes_end": c.get("gpubench_other_gpu_processes_end", "unknown"),
             "uuid": c.get("gpu_uuid"),
+            "pci_bus_id": c.get("gpu_pci_bus_id"),
+            "other_gpu_processes_during": c.get("gpubench_other_gpu_processes_during", "unknown"),
             "rows": sum(1 for r in rows if r.get("run_type") == "iteration"),
             "rows_clock_flagged": flagged,
             "date": c.get("date"),
@@ -161,6 +169,8 @@ class Card:
         warnings = []
         if d["other_gpu_processes"] not in ("none", "unknown"):
             warnings.append(f"other processes used the GPU when the run started: {d['other_gpu_processes']}")
+        if d["other_gpu_processes_during"] not in ("none", "unknown"):
+            warnings.append(f"other processes used the GPU during the run: {d['other_gpu_processes_during']}")
         if d["other_gpu_processes_end"] not in ("none", "unknown"):
             warnings.append(f"other processes used the GPU when the run ended: {d['other_gpu_processes_end']}")
         if d["rows_clock_flagged"]:
@@ -351,6 +361,8 @@ def main():
     status = 0
     if args.check:
         status, merged, built = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
+        if getattr(merged, "measured_again", None) and len(args.json) == 1:
+            keep_measured_again(args.json[0], merged.measured_again)
     else:
         built = [(gpu, build(part, limits)) for gpu, part in merged.devices()]
     if write:
@@ -385,7 +397,8 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     more on the GPUs where they were outside, and the verdict is the second reading's: a value outside twice is
     a fault. Returns (status, the report judged last, [(gpu, card)])."""
     judged = judge_all(report, limits, subset)
-    if rerun and any(status == verdict.ABNORMAL or verdict.near(card.ranges) for _, card, status, _ in judged):
+    cut_short = any(card.cut_short for _, card, _, _ in judged)  # incomplete whatever a second reading says
+    if rerun and not cut_short and any(status == verdict.ABNORMAL or verdict.near(card.ranges) for _, card, status, _ in judged):
         first = {(gpu, c["key"]): c["value"] for gpu, card, _, _ in judged
                  for c in verdict.outside(card.ranges) + verdict.near(card.ranges)}
         report = verdict.measure_again(report, judged, rerun, rerun_args, say)
@@ -409,6 +422,20 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
         status, line = judged[0][2], judged[0][3]
     say(f"card.py --check: verdict {verdict.NAME_OF[status]}, exit {status}, {verdict.action(status)}: {line}")
     return status, report, [(gpu, card) for gpu, card, _, _ in judged]
+
+
+def keep_measured_again(path, again):
+    """Adds the verdict's second measurement to the run's JSON (written whole, then renamed), so that card.py --check
+    of the saved run gives the verdict given live; its first readings stay as they were."""
+    data = report_model.read_json(path)
+    data[report_model.MEASURED_AGAIN] = again
+    if path.endswith(".gz"):
+        return  # a committed, compressed run is left as it is
+    partial = path + ".partial"
+    with open(partial, "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(partial, path)
+    say(f"card.py: the second measurement is kept in {path} ({report_model.MEASURED_AGAIN})")
 
 
 def write_card(report, prefix, plots, card):
@@ -486,11 +513,14 @@ def write_host_card(report, prefix, plots, cards_by_gpu, limits=None):
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
         values += [v | {"key": f"gpu:{gpu}/{v['key']}", "gpu": gpu} for v in card.values]
     link_values, link_lines = judge_links(report, limits)
+    link_checks, _ = links.judge(link_values, links.limits_of(report, limits))
+    slow = {tuple(c["link"]) for c in link_checks if c["inside"] is False}
     markdown = node_markdown(report, built, link_values, link_lines).replace("`card-gpu",
                                                                             f"`{os.path.basename(prefix)}-gpu")
     document = {"devices": cards, "values": values,
                 "links": [{"from": a, "to": b} | {k: v for k, v in value.items() if k != "boards"} |
-                          {"boards": list(value["boards"])} for (a, b), value in link_values.items()]}
+                          {"boards": list(value["boards"]), "inside": (a, b) not in slow}
+                          for (a, b), value in link_values.items()]}
     if all(card.judged for _, card in built):
         status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built], link_lines)
         document["verdict"] = {"name": verdict.NAME_OF[status], "exit": status, "action": verdict.action(status),

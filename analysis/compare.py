@@ -295,6 +295,24 @@ def render(entries, fmt):
     return "\n".join(lines)
 
 
+def picked_devices(before_report, after_report, picks):
+    """[(label, before part, after part)] of one GPU of each run: `picks` (before GPU, after GPU) in runs over
+    several GPUs; a one-GPU run gives its only GPU."""
+    pairs = []
+    parts = []
+    for side, report, pick in (("BEFORE", before_report, picks[0]), ("AFTER", after_report, picks[1])):
+        devices = dict(report.devices())
+        if list(devices) == [None]:
+            parts.append(devices[None])
+        elif pick in devices:
+            parts.append(devices[pick])
+        else:
+            raise cli.UsageError(f"--gpu: {side} has no GPU {pick} (it has "
+                                 f"{', '.join(str(g) for g in devices if g is not None)})")
+    pairs.append((f"{picks[0]}:{picks[1]}", parts[0], parts[1]))
+    return pairs
+
+
 def paired_devices(before_report, after_report, allow_different):
     """[(gpu, before part, after part)] of two runs, GPU by GPU; different GPUs or GPU counts are a UsageError
     unless allowed."""
@@ -303,7 +321,8 @@ def paired_devices(before_report, after_report, allow_different):
         count = lambda parts: "one GPU" if list(parts) == [None] else f"GPUs {', '.join(map(str, parts))}"
         if not allow_different:
             raise cli.UsageError(f"the runs are of different GPUs ({count(before)} and {count(after)}); compare "
-                                 "runs of the same GPUs, or pass --allow-different-devices")
+                                 "runs of the same GPUs, pick one of each with --gpu N[:M], or pass "
+                                 "--allow-different-devices")
         if len(before) == 1 and len(after) == 1:  # one GPU each, allowed: pair them
             return [(None, next(iter(before.values())), next(iter(after.values())))]
     pairs = []
@@ -320,7 +339,7 @@ def paired_devices(before_report, after_report, allow_different):
 
 
 def run_compare(before_path, after_path, name_filter=".", threshold=None, diagnostics=False, allow_different=False,
-                noise_path=noise.MODEL):
+                noise_path=noise.MODEL, picks=None):
     """Everything main() prints, as data: (status, context lines, entries, problems, summary, slower, changed)."""
     name_filter = cli.regex(name_filter, "--filter")
     before_report, _, before_failed = load(before_path)
@@ -332,10 +351,17 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     fixed = before_report.fixed_counters() | after_report.fixed_counters()
     entries, scopes = [], []
     before, after = {}, {}
-    for gpu, b_part, a_part in paired_devices(before_report, after_report, allow_different):
+    pairs = picked_devices(before_report, after_report, picks) if picks else \
+        paired_devices(before_report, after_report, allow_different)
+    for gpu, b_part, a_part in pairs:
         own = (lambda row: row.gpu is not None) if gpu is not None else (lambda row: True)
-        b_sides, _ = sides_of([r for r in b_part.all_rows if own(r)])
-        a_sides, _ = sides_of([r for r in a_part.all_rows if own(r)])
+        b_sides, _ = sides_of([r for r in b_part.all_rows if own(r) or picks])
+        a_sides, _ = sides_of([r for r in a_part.all_rows if own(r) or picks])
+        if picks:  # one GPU of a node and another run's: the same row whatever its GPU's index
+            b_sides = {GPU_SUFFIX.sub("", n): v for n, v in b_sides.items() if v.rows[0].gpu is not None
+                       or list(dict(before_report.devices())) == [None]}
+            a_sides = {GPU_SUFFIX.sub("", n): v for n, v in a_sides.items() if v.rows[0].gpu is not None
+                       or list(dict(after_report.devices())) == [None]}
         b_sides = {n: s for n, s in b_sides.items() if name_filter.search(n)}
         a_sides = {n: s for n, s in a_sides.items() if name_filter.search(n)}
         before.update(b_sides)
@@ -394,13 +420,22 @@ def main():
     parser.add_argument("--all", action="store_true", help="show every judged quantity, the same ones too")
     parser.add_argument("--format", choices=["console", "md"], default="console")
     parser.add_argument("--allow-different-devices", action="store_true")
+    parser.add_argument("--gpu", metavar="N[:M]",
+                        help="compare GPU N of BEFORE with GPU M (default N) of AFTER, where either run is of a node "
+                             "(several GPUs) and the other of one GPU or of another node")
     parser.add_argument("--noise", default=noise.MODEL, help="the noise model (default: the shipped one)")
     args = parser.parse_args()
     if args.threshold is not None and args.threshold < 0:
         parser.error("--threshold must be a percentage of 0 or more")
+    picks = None
+    if args.gpu is not None:
+        first, _, second = args.gpu.partition(":")
+        if not first.isdigit() or (second and not second.isdigit()):
+            parser.error(f"--gpu {args.gpu}: give N or N:M (GPU indices)")
+        picks = (int(first), int(second or first))
     status, context, entries, problems, summary, slower, changed = run_compare(
         args.before, args.after, args.filter, args.threshold, args.diagnostics, args.allow_different_devices,
-        args.noise)
+        args.noise, picks)
     md = args.format == "md"
     print("| | before | after |\n|---|---|---|" if md else f"{'':26}{'before':40}after")
     for label, b, a in context:

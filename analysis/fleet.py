@@ -37,10 +37,24 @@ LOWER_IS_BETTER = {"DRAM latency", "L2 latency"}
 
 
 def node_name(path, report):
-    return report.context.get("host_name") or os.path.splitext(os.path.basename(path))[0]
+    """A node is its file (hosts of a fleet may all call themselves "vm"): the file's name, and the host's where it
+    says another."""
+    stem = os.path.basename(path)
+    for suffix in (".gz", ".json"):
+        stem = stem[:-len(suffix)] if stem.endswith(suffix) else stem
+    host = report.context.get("host_name")
+    return stem if not host or host == stem else f"{stem} ({host})"
 
 
-def node_links(report, node, limits):
+def gpu_text(e):
+    """"GPU 0 (GPU-309057df)", or "host" for a run without a GPU."""
+    if e["gpu"] is None:
+        return "host"
+    uuid = (e.get("context") or {}).get("gpu_uuid")
+    return f"GPU {e['gpu']}" + (f" ({uuid[:12]})" if uuid else "")
+
+
+def node_links(report, node, limits, path):
     """[{"node", "link", "one_way", "both_ways", "latency", "flags"}] of a node's links, each judged (links.py)."""
     values = links.link_values(report)
     if not values:
@@ -53,7 +67,7 @@ def node_links(report, node, limits):
         gpu_named = [g for g in named if g in (a, b)]
         flags = ("GPU " + ", ".join(map(str, gpu_named)) + ": every link slow") if gpu_named else \
             "; ".join(f"{c['label']} {c['value']:.4g} ({c['layer']})" for c in bad)
-        found.append({"node": node, "link": f"{a}->{b}", "one_way": v.get("one_way"), "fraction": v.get("one_way_fraction"),
+        found.append({"node": node, "file": path, "link": f"{a}->{b}", "one_way": v.get("one_way"), "fraction": v.get("one_way_fraction"),
                       "both_ways": v.get("both_ways"), "latency": v.get("latency_cycles"), "flags": flags})
     return found
 
@@ -76,7 +90,7 @@ def entries(paths, damaged=None, limits=None, subset=False, link_rows=None):
         node = node_name(path, report)
         parts = report.devices()
         if link_rows is not None:
-            link_rows += node_links(report, node, limits)
+            link_rows += node_links(report, node, limits, path)
         if all(part.has_gpu() for _, part in parts):
             for gpu, built, status, line in card.judge_all(report, limits, subset):
                 part = built.report
@@ -85,12 +99,13 @@ def entries(paths, damaged=None, limits=None, subset=False, link_rows=None):
                 values = {column: (by_key[key] * scale if by_key.get(key) is not None else None)
                           for column, key, scale, _ in GPU_COLUMNS}
                 checks = {c["key"]: c for c in (built.ranges or {}).get("checks", []) if c["inside"] is False}
-                found.append({"node": node, "gpu": gpu if gpu is not None else 0,
+                found.append({"node": node, "gpu": gpu if gpu is not None else 0, "file": path,
                               "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks,
                               "verdict": (status, line), "context": part.context})
         else:
             values = {row.short_name: row.get("real_time") for row in report.all_rows if row.ok}
-            found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}, "verdict": None})
+            found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}, "verdict": None,
+                          "file": path})
     return found
 
 
@@ -139,7 +154,7 @@ def links_markdown(link_rows):
         cell = lambda x, f: "-" if x is None else f.format(x)  # noqa: E731
         out.append(f"| {r['node']} | {r['link']} | {cell(r['one_way'] and r['one_way'] / 1e9, '{:.1f}')} | "
                    f"{cell(r['fraction'], '{:.1%}')} | {cell(r['both_ways'] and r['both_ways'] / 1e9, '{:.1f}')} | "
-                   f"{cell(r['latency'], '{:.0f}')} | {('**' + r['flags'] + '**') if r['flags'] else ''} |")
+                   f"{cell(r['latency'], '{:.0f}')} | {('**' + r['flags'] + '** [' + r['file'] + ']') if r['flags'] else ''} |")
     return out
 
 
@@ -149,10 +164,17 @@ def markdown(found, columns, tolerance, damaged=None, link_rows=()):
     gpu_order = [c for c, _, _, _ in GPU_COLUMNS if c in shown]
     shown = gpu_order + [c for c in shown if c not in gpu_order]
     flagged = [e for e in found if e["flags"]]
+    slow_links = [r for r in link_rows if r["flags"]]
+    counted = []
+    if flagged:
+        counted.append(f"{len(flagged)} GPU(s) or host(s)")
+    if slow_links:
+        counted.append(f"{len(slow_links)} link(s)")
     lines = [f"# Fleet report: {len({e['node'] for e in found})} node(s), {len(found)} GPU(s) or host(s)", "",
              "Flagged: off the median of the same GPUs (three or more of them) by more than "
              + (f"{tolerance:.0%}" if tolerance else "the value's measured board-to-board spread (at least "
-                f"{verdict.NODE_FLOOR:.0%})") + ", outside a limit, or a verdict other than normal. " + (f"**{len(flagged)} flagged.**" if flagged else "None flagged."),
+                f"{verdict.NODE_FLOOR:.0%})") + ", outside a limit, or a verdict other than normal. "
+             + (f"**Flagged: {' and '.join(counted)}.**" if counted else "None flagged."),
              "", "| node | GPU | " + " | ".join(f"{c} ({units[c]})" if c in units else c for c in shown) + " |",
              "|---|---|" + "---|" * len(shown)]
     for e in sorted(found, key=lambda e: (e["node"], e["gpu"] if e["gpu"] is not None else -1)):
@@ -167,7 +189,7 @@ def markdown(found, columns, tolerance, damaged=None, link_rows=()):
         lines += ["", "## Flagged", ""]
         for e in flagged:
             for column, why in e["flags"].items():
-                lines.append(f"- {e['node']} GPU {e['gpu']}: {column} {why}")
+                lines.append(f"- {e['node']} {gpu_text(e)} [{e['file']}]: {column} {why}")
     lines += links_markdown(link_rows)
     if damaged:
         lines += ["", "## Files that could not be read", ""] + [f"- {path}: {why}" for path, why in damaged.items()]

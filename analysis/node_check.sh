@@ -1,48 +1,128 @@
 #!/usr/bin/env bash
-# Is this node's every GPU normal? For Slurm's HealthCheckProgram or a job prolog: runs gpubench's check preset
-# (every GPU of the node at once, then every NVLink pair; each GPU judged in layers: its architecture, its SKU, its
-# node's other GPUs, its own SMs; answers verified) with the verdict, and drains the node only when the verdict
-# says so (docs/verdicts.md): wrong, busy, abnormal or incomplete, with the verdict's line as the reason. A
-# configuration error (gpubench missing, a bad flag or preset) is said and exits with its status; it never drains.
+# Is this node's every GPU normal? For Slurm's HealthCheckProgram, a job Prolog, or node-problem-detector: runs
+# gpubench's check preset (every GPU of the node at once, then every NVLink pair; each GPU judged in layers: its
+# architecture, its SKU, its node's other GPUs, its own SMs; answers verified) with the verdict, inside a deadline,
+# and drains the node only when the verdict says so (docs/verdicts.md): missing, wrong, busy, abnormal or
+# incomplete, with the verdict's line as the reason. A configuration error (gpubench missing, a bad flag or
+# preset) is said and never drains.
 #
 #   node_check.sh [gpubench flags...]        default: --gpubench_device=all
 #
-# Environment: GPUBENCH (the binary; default: gpubench on PATH, else the one installed beside this script),
-# NODE_CHECK_DIR (where the run and its card go; default: a temporary folder, removed), NODE_CHECK_DRAIN=0
-# (say the verdict, drain nothing), NODE_CHECK_PRESET (default check; quick for README command 1's preset).
-# Exit status: gpubench's (the verdict's: analysis/verdicts.json), or 2 when gpubench is missing.
+# Environment:
+#   NODE_CHECK_MODE      health (default: HealthCheckProgram; drains with scontrol, exits with the verdict's status),
+#                        prolog (a job Prolog: Slurm drains the node on a non-zero exit, so exit 1 for a verdict that
+#                        drains and 0 otherwise, a configuration error included), or npd (a node-problem-detector
+#                        custom plugin: one line, exit 0 OK, 1 problem, 2 unknown; drains nothing)
+#   NODE_CHECK_DEADLINE  seconds gpubench may measure (default 40): what it has not measured by then is
+#                        interrupted and the verdict is incomplete; 10 s later the check is stopped whatever it does
+#                        (Slurm kills a HealthCheckProgram at 60 s)
+#   NODE_CHECK_EXPECT_GPUS  the GPUs the node should have (default: Slurm's Gres=gpu:N of this node, where scontrol
+#                        says it); fewer is the verdict missing
+#   NODE_CHECK_TEXTFILE_DIR  write gpubench.prom there for node_exporter's textfile collector (analysis/prometheus.py)
+#   NODE_CHECK_DIR       where the run and its card go (default: a temporary folder, removed)
+#   NODE_CHECK_DRAIN=0   say the verdict, drain nothing
+#   NODE_CHECK_PRESET    default check
+#   GPUBENCH             the binary (default: gpubench on PATH, else the one installed beside this script)
+#   SLURMD_NODENAME      the node's Slurm name (default: hostname -s)
+# Exit status (health): gpubench's (the verdict's: analysis/verdicts.json), 2 when gpubench is missing.
 set -uo pipefail
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+mode=${NODE_CHECK_MODE:-health}
+case "$mode" in
+  health | prolog | npd) ;;
+  *) echo "node_check.sh: NODE_CHECK_MODE=$mode: give health, prolog or npd" >&2; exit 2 ;;
+esac
+node=${SLURMD_NODENAME:-$(hostname -s)}
+started=$SECONDS
+
+# The verdict, said the way the mode wants it: $1 the action (keep, drain, or "" for no verdict), $2 gpubench's
+# status, $3 the line.
+finish() {
+  local action=$1 status=$2 line=$3
+  case "$mode" in
+    npd)
+      echo "gpubench on $node: $line"
+      case "$action" in keep) exit 0 ;; drain) exit 1 ;; *) exit 2 ;; esac ;;
+    prolog)
+      echo "node_check.sh: $node: $line"
+      [ "$action" = drain ] && { drain "$line"; exit 1; }
+      exit 0 ;;
+    *)
+      echo "node_check.sh: $node: exit $status: $line"
+      [ "$action" = drain ] && drain "$line"
+      exit "$status" ;;
+  esac
+}
+
+drain() {
+  [ "${NODE_CHECK_DRAIN:-1}" != 0 ] || return 0
+  if ! command -v scontrol >/dev/null; then
+    echo "node_check.sh: scontrol is not on PATH: $node is NOT drained (verdict: $1)" >&2
+    return 0
+  fi
+  local reason=${1#*: }
+  scontrol update "NodeName=$node" State=DRAIN "Reason=gpubench: ${1%%:*}: ${reason:0:180}" ||
+    echo "node_check.sh: scontrol could not drain $node" >&2
+}
+
 gpubench=${GPUBENCH:-$(command -v gpubench || echo "$here/../../../bin/gpubench")}
 if [ ! -f "$gpubench" ] || [ ! -x "$gpubench" ]; then
   echo "node_check.sh: gpubench not found or not a program: $gpubench (set GPUBENCH=/path/to/gpubench)" >&2
+  [ "$mode" = health ] && exit 2
+  finish "" 2 "no verdict: gpubench not found ($gpubench)"
+fi
+deadline=${NODE_CHECK_DEADLINE:-40}
+if ! [[ "$deadline" =~ ^[0-9]+$ ]] || [ "$deadline" -lt 5 ]; then
+  echo "node_check.sh: NODE_CHECK_DEADLINE=$deadline: give whole seconds, at least 5" >&2
   exit 2
 fi
-node=$(hostname -s)
+expect=${NODE_CHECK_EXPECT_GPUS:-}
+if [ -z "$expect" ] && command -v scontrol >/dev/null; then
+  # Slurm's own count of this node's GPUs: Gres=gpu:8 or gpu:h100:8(S:0-1)
+  expect=$(scontrol show node -o "$node" 2>/dev/null | grep -oE '(^| )Gres=[^ ]*' | grep -oE 'gpu(:[A-Za-z0-9_.-]+)?:[0-9]+' |
+    head -1 | grep -oE '[0-9]+$')
+fi
+
 dir=${NODE_CHECK_DIR:-}
 if [ -z "$dir" ]; then
-  dir=$(mktemp -d)
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/node-check.XXXXXX")
   trap 'rm -rf "$dir"' EXIT
 fi
+child=""
+# A TERM or INT to this script (Slurm, a person) stops gpubench the same way, and the folder still goes.
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
 flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--gpubench_device=all)
-"$gpubench" "--gpubench_preset=${NODE_CHECK_PRESET:-check}" "--benchmark_out=$dir/$node.json" \
-  "--gpubench_card=$dir/$node.card" --gpubench_verdict "${flags[@]}" >"$dir/$node.log" 2>&1
+[ -n "$expect" ] && flags+=("--gpubench_expect_gpus=$expect")
+timeout -k 2 "$((deadline + 10))" "$gpubench" "--gpubench_preset=${NODE_CHECK_PRESET:-check}" \
+  "--benchmark_out=$dir/$node.json" "--gpubench_card=$dir/$node.card" --gpubench_verdict \
+  "--gpubench_deadline=$deadline" "${flags[@]}" >"$dir/$node.log" 2>&1 &
+child=$!
+wait "$child"
 status=$?
-# The verdict's last line: "card.py --check: verdict NAME, exit N, ACTION: LINE". Without one there was no
-# verdict about the GPUs (a bad flag, a missing card): say gpubench's last word and drain nothing.
+[ $status -gt 128 ] && kill -0 "$child" 2>/dev/null && { wait "$child"; status=$?; }  # woken by our own trap
+child=""
+# The verdict's last line: "card.py --check: verdict NAME, exit N, ACTION: LINE" (or gpubench's own, for missing
+# and busy).
 verdict=$(grep -E "^(card.py --check|gpubench): verdict " "$dir/$node.log" | tail -1)
+if [ -z "$verdict" ] && { [ $status -eq 124 ] || [ $status -eq 137 ]; }; then
+  incomplete=$(grep -oE '"incomplete", *"exit": *[0-9]+' "$here/verdicts.json" 2>/dev/null | grep -oE '[0-9]+$')
+  finish drain "${incomplete:-6}" "incomplete: the check did not end within $((deadline + 10)) s and was stopped"
+fi
 if [ -z "$verdict" ]; then
   line=$(grep -E "^gpubench: " "$dir/$node.log" | tail -1)
-  echo "node_check.sh: $node: exit $status: no verdict: ${line:-gpubench printed nothing}"
-  exit "$status"
+  finish "" "$status" "no verdict: ${line:-gpubench printed nothing}"
 fi
 verdict=${verdict#*: verdict }
+name=${verdict%%,*}
+code=$(echo "$verdict" | sed -E 's/^[a-z_]+, exit ([0-9]+), .*/\1/')
 action=$(echo "$verdict" | sed -E 's/^[a-z_]+, exit [0-9]+, ([a-z]+): .*/\1/')
-echo "node_check.sh: $node: exit $status: $verdict"
-if [ "$action" = drain ] && [ "${NODE_CHECK_DRAIN:-1}" != 0 ] && command -v scontrol >/dev/null; then
-  reason=${verdict#*: }
-  scontrol update "NodeName=$node" State=DRAIN "Reason=gpubench: ${reason:0:200}" ||
-    echo "node_check.sh: could not drain $node" >&2
+if [ -n "${NODE_CHECK_TEXTFILE_DIR:-}" ]; then
+  # The node's verdict always; the GPUs' and links' series where the card was made (not for missing or busy).
+  card=()
+  [ -f "$dir/$node.card.json" ] && card=(--card "$dir/$node.card.json")
+  python3 "$here/prometheus.py" "${card[@]}" --verdict "$name" --verdict-exit "$code" --node "$node" \
+    --duration "$((SECONDS - started))" --out "$NODE_CHECK_TEXTFILE_DIR/gpubench.prom" >/dev/null 2>"$dir/prom.err" ||
+    echo "node_check.sh: no textfile: $(tail -1 "$dir/prom.err")" >&2
 fi
-exit "$status"
+finish "$action" "$code" "${verdict#*: }"

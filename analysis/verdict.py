@@ -30,6 +30,7 @@ ORDER = [v["name"] for v in TABLE["verdicts"]]  # most severe first
 WRONG, BUSY, ABNORMAL, INCOMPLETE, NO_LIMITS, NORMAL = (BY_NAME[n]["exit"] for n in
                                                         ("wrong", "busy", "abnormal", "incomplete", "no_limits",
                                                          "normal"))
+MISSING = BY_NAME["missing"]["exit"]
 BAD_INPUT = 2
 NAME_OF = {v["exit"]: v["name"] for v in TABLE["verdicts"]}
 
@@ -201,12 +202,13 @@ def node_checks(cards, limits):
 
 
 def busy_text(context):
-    """What other processes used the GPU at the run's start or end, or None."""
+    """What other processes used the GPU at the run's start, during it (sampled) or at its end, or None."""
     seen = []
     for when, key in (("at the start", "gpubench_other_gpu_processes"),
+                      ("during the run", "gpubench_other_gpu_processes_during"),
                       ("at the end", "gpubench_other_gpu_processes_end")):
-        text = context.get(key)
-        if text and text != "none" and not str(text).startswith("unknown"):
+        text = str(context.get(key) or "").strip()
+        if text and text != "none" and not text.startswith("unknown"):
             seen.append(f"{when} {text}")
     return "; ".join(seen) or None
 
@@ -288,6 +290,13 @@ def judge(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_sho
         by_layer.setdefault(c["layer"], []).append(c)
     layers = result["layers"]
     missing, failed = result["missing"], list(failed_rows)
+    if cut_short:
+        # A value read over a sweep cut short (the best of the rows that ran) is no value of the GPU: incomplete,
+        # whatever it reads; the values it would have put outside are said.
+        failed = [f for f in failed if f["error"] != "interrupted"]
+        partial = f"; {len(bad)} value(s) outside so far, from a partial sweep" if bad else ""
+        return INCOMPLETE, (f"incomplete: the run was cut short ({cut_short}){partial}" +
+                            (f"; {len(failed)} row(s) failed" if failed else ""))
     if bad:
         names = sorted({layer_text(c).replace(" limit", "") for c in bad})
         return ABNORMAL, (f"abnormal: {len(bad)} of {len(judged)} values outside ({', '.join(names)}): " +
@@ -313,7 +322,7 @@ def judge(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_sho
     if (missing and not subset) or failed or cut_short:
         why = []
         if cut_short:
-            why.append(f"the run was cut short ({cut_short} reported)")
+            why.append(f"the run was cut short ({cut_short})")
         if failed:
             why.append(f"{len(failed)} row(s) failed: " + "; ".join(f"{r['row']} ({r['error']})" for r in failed[:5])
                        + (" ..." if len(failed) > 5 else ""))
@@ -412,12 +421,4 @@ def measure_again(report, judged, gpubench, args, say):
             say(f"card.py: measuring again failed ({tail[0]}); the first reading stands")
             return report
         again = cli.load(out)
-    redone = set(gpus) if gpus else {None}
-    fresh = []
-    for row in again.all_rows:
-        if gpus and len(gpus) == 1 and row.gpu is None:
-            row.gpu = gpus[0]  # one GPU asked for: its rows come back untagged
-        if not gpus or row.gpu in redone:
-            fresh.append(row)
-    kept = [row for row in report.all_rows if row.family not in names or (gpus and row.gpu not in redone)]
-    return report_model.Report(report.context, kept + fresh, report.counter_table, sources=report.sources)
+    return report_model.replaced(report, again.all_rows, names, gpus)

@@ -25,6 +25,8 @@ long parent_of(long pid) {
   return ppid;
 }
 
+}  // namespace
+
 // This process, and in a node run the parent and every child of it.
 bool ours(long pid) {
   if (pid == static_cast<long>(getpid())) return true;
@@ -33,6 +35,8 @@ bool ours(long pid) {
   const long node_pid = std::strtol(node, nullptr, 10);
   return pid == node_pid || parent_of(pid) == node_pid;
 }
+
+namespace {
 
 std::string trim(std::string text) {
   const auto first = text.find_first_not_of(" \t\r\n");

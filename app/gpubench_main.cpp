@@ -14,21 +14,27 @@
 #include "common/detail/gpu_session.h"
 #include "common/detail/options.h"
 #include "common/detail/precision.h"
+#include "common/detail/process_sampler.h"
 #include "common/detail/run_control.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -71,7 +77,53 @@ std::string describe_gpu(int device, const std::string& key_suffix) {
   return others;
 }
 
-bool busy(const std::string& others) { return others != "none" && others.rfind("unknown", 0) != 0; }
+// Only a named process makes a GPU busy: "none", "unknown (...)" and no look at all (no GPU opened) do not.
+bool busy(const std::string& others) { return !others.empty() && others != "none" && others.rfind("unknown", 0) != 0; }
+
+std::atomic<bool> g_deadline_reached{false};
+std::atomic<bool> g_rows_over{false};  // the rows are done: the card and verdict are not cut by the deadline
+
+// After `seconds`, the run ends as SIGTERM ends it (the row in flight stops, the rest are interrupted, the JSON, card
+// and verdict are written: incomplete), so that a scheduler's own time limit never kills it unreported.
+void start_deadline(double seconds) {
+  std::thread([seconds] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    if (g_rows_over.load()) return;
+    g_deadline_reached.store(true);
+    std::fprintf(stderr, "gpubench: the deadline of %.0f s is reached: the rows not run are interrupted\n", seconds);
+    kill(getpid(), SIGTERM);
+  }).detach();
+}
+
+// The node's merged report says its deadline, and whether it was reached, as a one-process run's context does.
+void note_deadline_in(const std::string& path, double seconds) {
+  std::ifstream in(path);
+  nlohmann::ordered_json report = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (report.is_discarded() || !report.contains("context")) return;
+  report["context"]["gpubench_deadline_s"] = std::to_string(static_cast<int>(seconds));
+  if (g_deadline_reached.load()) report["context"]["gpubench_deadline_reached"] = "yes";
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    out << report.dump(1) << "\n";
+  }
+  std::rename(partial.c_str(), path.c_str());
+}
+
+// Why the node has fewer usable GPUs than it should, or "": fewer than --gpubench_expect_gpus, or (a node check over
+// every GPU with CUDA_VISIBLE_DEVICES unset) fewer than the driver itself lists.
+std::string missing_gpus(const gpubench::Options& options, int cuda_count) {
+  const bool whole_node = options.devices.all && std::getenv("CUDA_VISIBLE_DEVICES") == nullptr;
+  const std::optional<int> driver =
+      whole_node || options.expect_gpus > 0 ? gpubench::detail::driver_gpu_count() : std::nullopt;
+  const std::string listed = driver ? "; the driver lists " + std::to_string(*driver) : std::string();
+  if (options.expect_gpus > 0 && cuda_count < options.expect_gpus)
+    return (cuda_count == 0 ? std::string("no usable CUDA GPU") : "CUDA opens " + std::to_string(cuda_count)) +
+           " where " + std::to_string(options.expect_gpus) + " are expected (--gpubench_expect_gpus)" + listed;
+  if (whole_node && driver && *driver > cuda_count)
+    return "CUDA opens " + std::to_string(cuda_count) + " GPU(s), the driver lists " + std::to_string(*driver);
+  return "";
+}
 
 // The command line and the environment as Options; false (after saying why) on a bad flag, a Python that
 // does not run, or an output that cannot be written: checked before a run of minutes, not after it.
@@ -79,6 +131,9 @@ bool parse_and_check(int& argc, char** argv, gpubench::Options& options) {
   try {
     options = gpubench::parse_options(argc, argv, std::getenv("GPUBENCH_DEVICE"), std::getenv("GPUBENCH_COUNTERS"),
                                       std::getenv("GPUBENCH_PRESET"), std::getenv("GPUBENCH_PYTHON"));
+    // The check judges times and rates only (no card value of it reads a hardware counter): without CUPTI its
+    // rows take 4-5 s less a GPU, and a node's processes do not queue for the profiler. --gpubench_counters asks.
+    if (options.preset == "check" && options.counters.empty()) options.counters = "none";
     gpubench::CounterSession::get().configure(gpubench::CounterSelection::parse(options.counters));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
@@ -219,8 +274,13 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
                   const std::vector<int>& devices) {
   gpubench::detail::set_progress_plan(gpubench::app::families_of(selected));
   gpubench::detail::install_interrupt_handlers();
+  // A job that starts and ends between the start's look and the end's is seen by the sampler.
+  const bool gpu_rows = gpubench::app::host_only(selected).size() < selected.size();
+  std::optional<gpubench::detail::ProcessSampler> sampler;
+  if (gpu_rows) sampler.emplace(devices, gpubench::app::ours);
   gpubench::app::JsonReport json_report;
-  json_report.add_context_at_end([&devices](nlohmann::ordered_json& context) {
+  json_report.add_context_at_end([&devices, &sampler](nlohmann::ordered_json& context) {
+    if (sampler) sampler->stop();
     for (int device : devices) {
       const std::string suffix = devices.size() > 1 ? gpubench::Family::device_suffix(device) : std::string();
       const std::string others = gpubench::app::other_gpu_processes(device);
@@ -228,13 +288,22 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
         std::fprintf(stderr, "gpubench: warning: other processes used GPU %d when the run ended: %s\n", device,
                      others.c_str());
       context["gpubench_other_gpu_processes_end" + suffix] = others;
+      if (!sampler) continue;
+      const std::string during = gpubench::detail::describe_seen(
+          sampler->seen(device), gpubench::detail::rows_started_by_time(), sampler->unavailable());
+      if (busy(during))
+        std::fprintf(stderr, "gpubench: warning: other processes used GPU %d during the run: %s\n", device,
+                     during.c_str());
+      context["gpubench_other_gpu_processes_during" + suffix] = during;
     }
+    if (g_deadline_reached.load()) context["gpubench_deadline_reached"] = "yes";
   });
   if (!options.out.empty() && options.out_format == "json") {
     benchmark::RunSpecifiedBenchmarks(nullptr, &json_report);
   } else {
     benchmark::RunSpecifiedBenchmarks();
   }
+  g_rows_over.store(true);
   benchmark::Shutdown();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
@@ -247,7 +316,8 @@ std::vector<std::string> rerun_args(const std::vector<std::string>& original) {
   std::vector<std::string> kept;
   for (const std::string& arg : original)
     if (arg.rfind("--benchmark_out", 0) != 0 && arg.rfind("--benchmark_filter", 0) != 0 &&
-        arg.rfind("--gpubench_card", 0) != 0 && arg.rfind("--gpubench_verdict", 0) != 0)
+        arg.rfind("--gpubench_card", 0) != 0 && arg.rfind("--gpubench_verdict", 0) != 0 &&
+        arg.rfind("--gpubench_deadline", 0) != 0)  // the run's deadline is the run's, not a child's
       kept.push_back(arg);
   return kept;
 }
@@ -338,7 +408,10 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
   node.out = options.out;
   for (const std::string& arg : rerun_args(original))
     if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
+  if (options.deadline_s > 0) start_deadline(options.deadline_s);
   const gpubench::app::NodeResult result = gpubench::app::run_node(node);
+  g_rows_over.store(true);
+  if (options.deadline_s > 0) note_deadline_in(options.out, options.deadline_s);
   if (!result.ok) {
     std::fprintf(stderr, "gpubench: %s\n", result.message.c_str());
     return 3;
@@ -368,6 +441,21 @@ int main(int argc, char** argv) {
     if (plan == nullptr) return 2;
     options.card = "none";  // nothing is measured
     gpubench::set_planned_chip(&plan->shape);
+  }
+  if (!plan && !options.list_only && !options.help) {
+    // A lost GPU is the node's fault whatever the others measure: said before anything runs.
+    if (const std::string missing = missing_gpus(options, gpu_count()); !missing.empty()) {
+      if (!options.verdict) {
+        std::fprintf(stderr, "gpubench: warning: GPUs missing: %s\n", missing.c_str());
+      } else {
+        for (const auto& status : gpubench::app::kverdicts_exits)
+          if (std::string(status.name) == "missing") {
+            std::fprintf(stderr, "gpubench: verdict missing, exit %d, %s: missing: %s\n", status.code, status.action,
+                         missing.c_str());
+            return status.code;
+          }
+      }
+    }
   }
   const std::vector<int> devices =
       plan ? std::vector<int>{0} : options.devices.resolve(options.devices.all ? gpu_count() : 0);
@@ -424,7 +512,7 @@ int main(int argc, char** argv) {
     if (!describe_devices(devices)) return 1;
   } else if (std::string others; !open_the_gpu(devices.front(), all.size(), selected, others)) {
     return 1;
-  } else if (options.verdict && busy(others)) {
+  } else if (options.verdict && busy(others) && gpubench::app::host_only(selected).size() < selected.size()) {
     // A GPU another process holds is not fit for the next job, and its numbers could not be judged: the verdict
     // comes now, not after minutes of rows time-sliced with the other work.
     for (const auto& status : gpubench::app::kverdicts_exits)
@@ -435,6 +523,10 @@ int main(int argc, char** argv) {
                      status.code, status.action, others.c_str());
         return status.code;
       }
+  }
+  if (options.deadline_s > 0) {
+    start_deadline(options.deadline_s);
+    benchmark::AddCustomContext("gpubench_deadline_s", std::to_string(static_cast<int>(options.deadline_s)));
   }
   benchmark::AddCustomContext("gpubench_preset", options.preset);
   benchmark::AddCustomContext("gpubench_source_version", GPUBENCH_SOURCE_VERSION);

@@ -101,7 +101,8 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
 
 bool is_device_key(const std::string& key) {
   static const std::set<std::string> own = {"gpubench_native_sass", "gpubench_stream_hold",
-                                            "gpubench_other_gpu_processes", "gpubench_other_gpu_processes_end"};
+                                            "gpubench_other_gpu_processes", "gpubench_other_gpu_processes_end",
+                                            "gpubench_other_gpu_processes_during"};
   return key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0 || own.count(key) > 0;
 }
 
@@ -144,7 +145,20 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
     if (is_device_key(key)) {
       if (gpu < 0) continue;  // the host rows' child: its GPU's keys are another child's to give
       // A GPU's context from its first child; what was on it at the end from its last.
-      if (first_of_gpu || key == "gpubench_other_gpu_processes_end") merged["context"][key + tag(gpu)] = value;
+      auto& merged_context = merged["context"];
+      const std::string own_key = key + tag(gpu);
+      if (key == "gpubench_other_gpu_processes_during" && !first_of_gpu && merged_context.contains(own_key) &&
+          merged_context[own_key].is_string() && value.is_string()) {
+        // Every child that ran on the GPU sampled it: what any of them saw.
+        const std::string before = merged_context[own_key].get<std::string>(), now = value.get<std::string>();
+        if (before == "none" || before.rfind("unknown", 0) == 0) {
+          merged_context[own_key] = now;
+        } else if (now != "none" && now.rfind("unknown", 0) != 0) {
+          merged_context[own_key] = before + "; then " + now;
+        }
+      } else if (first_of_gpu || key == "gpubench_other_gpu_processes_end") {
+        merged_context[own_key] = value;
+      }
     } else if (key == "gpubench_rows_planned") {
       const long before = std::strtol(merged["context"].value(key, std::string("0")).c_str(), nullptr, 10);
       merged["context"][key] = std::to_string(before + std::strtol(value.get<std::string>().c_str(), nullptr, 10));
@@ -205,17 +219,16 @@ NodeResult run_node(const NodeRun& node) {
     int index = 0;
     for (const auto& round : rounds) {
       ++index;
-      for (int direction = 0; direction < 2 && g_signal == 0; ++direction) {
-        for (const auto& [a, b] : round) {
-          const int local = direction == 0 ? a : b, peer = direction == 0 ? b : a;
-          running.push_back(
-              spawn(node, local, filter, std::to_string(peer), dir,
-                    "peer-r" + std::to_string(index) + "-" + std::to_string(local) + "to" + std::to_string(peer)));
-        }
-        wait_all(running, done);
-      }
+      if (g_signal != 0) break;
+      // One child a pair: from its GPU it copies to the peer, from the peer and both ways at once (each pair is
+      // measured once), and chases a list in the peer's memory.
+      for (const auto& [a, b] : round)
+        running.push_back(
+            spawn(node, a, filter, std::to_string(b), dir,
+                  "peer-r" + std::to_string(index) + "-" + std::to_string(a) + "with" + std::to_string(b)));
+      wait_all(running, done);
     }
-    std::fprintf(stderr, "gpubench: node: every ordered pair in %zu round(s), %s in all\n", rounds.size(),
+    std::fprintf(stderr, "gpubench: node: every NVLink pair in %zu round(s), %s in all\n", rounds.size(),
                  elapsed(start).c_str());
   }
   std::vector<std::string> host;
@@ -249,7 +262,8 @@ NodeResult run_node(const NodeRun& node) {
   std::string listed;
   for (int gpu : node.gpus) listed += (listed.empty() ? "" : ",") + std::to_string(gpu);
   merged["context"]["gpubench_devices"] = listed;
-  merged["context"]["gpubench_node"] = "every GPU at once, then every ordered NVLink pair in rounds of disjoint pairs";
+  merged["context"]["gpubench_node"] =
+      "every GPU at once, then every NVLink pair (both ways) in rounds of disjoint pairs";
   for (const auto& row : merged["benchmarks"]) {
     ++result.rows;
     if (row.value("error_occurred", false) && row.value("error_message", std::string()).rfind("skipped: ", 0) != 0)

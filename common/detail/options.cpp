@@ -161,6 +161,26 @@ void check_filter(const std::string& filter) {
   }
 }
 
+namespace {
+// A count of GPUs, 1 to 1024. Throws std::invalid_argument naming `source`.
+int parse_gpu_count(const std::string& text, const std::string& source) {
+  char* end = nullptr;
+  const long count = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || count < 1 || count > 1024)
+    throw std::invalid_argument(source + "=" + text + ": give the number of GPUs the node should have (1-1024)");
+  return static_cast<int>(count);
+}
+
+// Seconds, 1 to a day. Throws std::invalid_argument naming `source`.
+double parse_deadline(const std::string& text, const std::string& source) {
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(seconds >= 1.0 && seconds <= 86400.0))
+    throw std::invalid_argument(source + "=" + text + ": give the seconds the run may take (1-86400)");
+  return seconds;
+}
+}  // namespace
+
 Options parse_options(int& argc, char** argv, const char* env_device, const char* env_counters, const char* env_preset,
                       const char* env_python) {
   Options options;
@@ -169,6 +189,10 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
     options.devices = parse_device_choice(env_device, "GPUBENCH_DEVICE");
   if (env_counters != nullptr) options.counters = env_counters;
   if (env_preset != nullptr && *env_preset != '\0') options.preset = parse_preset(env_preset, "GPUBENCH_PRESET");
+  if (const char* deadline = std::getenv("GPUBENCH_DEADLINE"); deadline != nullptr && *deadline != '\0')
+    options.deadline_s = parse_deadline(deadline, "GPUBENCH_DEADLINE");
+  if (const char* expect = std::getenv("GPUBENCH_EXPECT_GPUS"); expect != nullptr && *expect != '\0')
+    options.expect_gpus = parse_gpu_count(expect, "GPUBENCH_EXPECT_GPUS");
 
   // Rewritten arguments must outlive argv's use by Google Benchmark; a deque never moves its elements.
   static std::deque<std::string> rewritten;
@@ -209,6 +233,10 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
         options.cold_l2 = flag == 1;
       } else if ((flag = bool_flag(arg, "--gpubench_verdict")) >= 0) {
         options.verdict = flag == 1;
+      } else if (value_of(arg, "--gpubench_deadline", value)) {
+        options.deadline_s = parse_deadline(value, "--gpubench_deadline");
+      } else if (value_of(arg, "--gpubench_expect_gpus", value)) {
+        options.expect_gpus = parse_gpu_count(value, "--gpubench_expect_gpus");
       } else {
         throw std::invalid_argument("unknown flag '" + arg + "' (see --help)");
       }
@@ -268,6 +296,13 @@ std::string options_usage() {
          "                            chip could not run it, or 'planned'; no GPU needed\n"
          "  --gpubench_cold_l2[=B]    empty L2 before every launch, timed ones included (cold-cache\n"
          "                            times; the same state the counter pass and Nsight Compute start from)\n"
+         "  --gpubench_deadline=S     after S seconds the rows not yet run are interrupted and the run\n"
+         "                            ends as after SIGTERM: JSON, card and verdict (incomplete) written\n"
+         "                            (environment: GPUBENCH_DEADLINE)\n"
+         "  --gpubench_expect_gpus=N  the GPUs the node should have (environment: GPUBENCH_EXPECT_GPUS):\n"
+         "                            with --gpubench_verdict, fewer usable ones (or none) is the verdict\n"
+         "                            missing; without it, the driver's own count where\n"
+         "                            CUDA_VISIBLE_DEVICES is unset and --gpubench_device=all\n"
          "  --gpubench_verdict        is this GPU normal for its SKU: after the run and its card, check\n"
          "                            every value against the SKU's limits, measure the families of\n"
          "                            outside values once more, then exit 0 normal, 5 abnormal,\n"

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ struct Progress {
   bool active = false;
 };
 
+std::mutex g_timeline_mutex;
+std::vector<std::pair<double, std::string>> g_timeline;  // guarded by g_timeline_mutex
+
 Progress& progress() {
   static Progress p;
   return p;
@@ -71,9 +75,18 @@ bool interrupted() { return g_signal.load() != 0; }
 int interrupt_signal() { return g_signal.load(); }
 void request_interrupt(int signal) { g_signal.store(signal); }
 
+std::vector<std::pair<double, std::string>> rows_started_by_time() {
+  const std::lock_guard<std::mutex> lock(g_timeline_mutex);
+  return g_timeline;
+}
+
 void set_progress_plan(std::vector<std::pair<std::string, int>> families) {
   Progress& p = progress();
   p = Progress();
+  {
+    const std::lock_guard<std::mutex> lock(g_timeline_mutex);
+    g_timeline.clear();
+  }
   for (const auto& family : families) p.rows += family.second;
   p.families = std::move(families);
   p.active = true;
@@ -85,6 +98,10 @@ void note_case_started(const std::string& family, const std::string& case_key) {
   p.last_case = case_key;
   if (!p.started.insert(case_key).second) return;  // a repetition of a case already counted
   ++p.rows_started;
+  {
+    const std::lock_guard<std::mutex> lock(g_timeline_mutex);
+    g_timeline.emplace_back(seconds_since(p.start), case_key);
+  }
   if (family != p.family) {
     if (!p.family.empty()) p.spent[p.family] += seconds_since(p.family_start);
     p.family_start = Clock::now();

@@ -21,6 +21,9 @@ void set_progress_plan(std::vector<std::pair<std::string, int>> families);
 // A benchmark case (registration + arguments) starts; repeated calls for the same case (Google
 // Benchmark's trials and repetitions) count once.
 void note_case_started(const std::string& family, const std::string& case_key);
+// The rows started so far: (seconds since the progress plan was set, case key), in run order. Safe to call from
+// another thread (the process sampler names the rows another process overlapped).
+std::vector<std::pair<double, std::string>> rows_started_by_time();
 // The closing lines: rows run and elapsed time, then where the time went ("time by family: PointerChase
 // 33.0 s, TensorCore 19.5 s, ...", longest first; a family's time runs from its first case to the next
 // family's, setup, counters and checks included).

@@ -701,7 +701,19 @@ class SkuCheck(unittest.TestCase):
             row.update({"error_occurred": True, "error_message": "interrupted"})
         done = self.check(run)
         self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
-        self.assertIn("(interrupted)", done.stderr)
+        self.assertIn("interrupted", done.stderr)
+
+    def test_a_sweep_interrupted_after_its_first_row_is_incomplete_not_abnormal(self):
+        run = self.data()
+        streams = [i for i, row in enumerate(run["benchmarks"]) if row["name"].startswith("Stream/")]
+        for row in run["benchmarks"][streams[1]:]:
+            for key in [k for k in row if isinstance(row[k], (int, float)) and k not in ("iterations",)]:
+                row.pop(key)
+            row.update({"error_occurred": True, "error_message": "interrupted"})
+        done = self.check(run)
+        self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
+        self.assertNotIn("abnormal", done.stderr)
+        self.assertIn("interrupted", done.stderr)
 
     def test_a_run_whose_rows_all_failed_is_incomplete(self):
         run = self.data()
@@ -850,7 +862,7 @@ class PresetsOwnLimitsAndWrongAnswers(unittest.TestCase):
         self.assertEqual(line, "wrong result: wrong result from SM 3 in the FP32 FMA map (1 wrong answer)")
 
     def test_a_run_cut_short_is_incomplete(self):
-        status, line = self.judge([self.value("a", 2.0)], cut_short="12 of 79 rows")
+        status, line = self.judge([self.value("a", 2.0)], cut_short="12 of 79 rows reported")
         self.assertEqual(status, verdict.INCOMPLETE, line)
         self.assertIn("cut short (12 of 79 rows reported)", line)
 
@@ -936,6 +948,27 @@ class MeasuredAgain(unittest.TestCase):
         self.assertEqual(done.returncode, verdict.NORMAL, done.stderr)
         self.assertIn("(inside, ", done.stderr)
         self.assertRegex(done.stderr, r"normal: 1\d\d values")
+
+    def test_the_saved_run_gives_the_live_verdict(self):
+        first, second = self.slow_dram(), SkuCheck.data(SkuCheck())
+        with tempfile.TemporaryDirectory() as tmp:
+            run, again = os.path.join(tmp, "run.json"), os.path.join(tmp, "again.json")
+            for path, data in ((run, first), (again, second)):
+                with open(path, "w") as f:
+                    json.dump(data, f)
+            limits = limits_without(SkuCheck.RUN)
+            live = subprocess.run([sys.executable, CARD, run, "--check", "--ranges", limits, "--rerun", self.STANDIN,
+                                   "--", "--gpubench_device=0"], capture_output=True, text=True,
+                                  env=dict(os.environ, STANDIN_RUN=again))
+            saved = subprocess.run([sys.executable, CARD, run, "--check", "--ranges", limits], capture_output=True,
+                                   text=True)
+            with open(run) as f:
+                kept = json.load(f)
+        self.assertEqual(live.returncode, verdict.NORMAL, live.stderr)
+        self.assertEqual(saved.returncode, live.returncode, saved.stderr)
+        self.assertNotIn("measuring again", saved.stderr)
+        self.assertEqual(kept["benchmarks"], first["benchmarks"])  # the first readings stay
+        self.assertIn("Stream", kept[report_model.MEASURED_AGAIN]["families"])
 
     def test_a_normal_run_is_not_measured_again(self):
         normal = SkuCheck.data(SkuCheck())

@@ -355,6 +355,24 @@ class CompareWithIntervals(Compare):
         self.assertIn("1 host row(s) on one side only", done.stdout)
 
 
+class OneGpuOfANode(unittest.TestCase):
+    """GPU 1 of a two-H200 node check against the same GPU's check alone, the same lease (2026-11-26-verdicts)."""
+    RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs")
+
+    def run_compare(self, *args):
+        return subprocess.run([sys.executable, COMPARE, *args], capture_output=True, text=True)
+
+    def test_picked_gpu_against_its_run_alone(self):
+        alone, node = os.path.join(self.RUNS, "x2a-alone-1.json.gz"), os.path.join(self.RUNS, "x2a-node-plain.json.gz")
+        refused = self.run_compare(alone, node)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("--gpu N[:M]", refused.stderr)
+        done = self.run_compare(alone, node, "--gpu", "1", "--threshold", "2")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertRegex(done.stdout, r"83 rows, \d+ quantities judged \(same board noise\): \d+ same\n")
+        self.assertEqual(self.run_compare(alone, node, "--gpu", "3").returncode, 2)
+
+
 class RuleRunsLeaveOneSkuOut(unittest.TestCase):
     """Runs of the stopping rule on one H100 and one H200 board (docs/results/2026-11-26-precision): the floors and
     run-to-run deviations made from the H100's runs alone judge the H200's. Identical code is never slower, faster

@@ -34,7 +34,7 @@ TEST(NodeSchedule, EveryPairOnceAndNoGpuTwiceInARound) {
       }
       EXPECT_GE(busy.size(), static_cast<std::size_t>(n - 1));  // at most one GPU rests
     }
-    // Each pair runs both ordered directions: every ordered pair exactly once.
+    // Each unordered pair once; its one child measures both directions (app/node_run.cpp).
     EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2)) << n << " GPUs";
   }
 }

@@ -36,19 +36,22 @@ class FleetReport(unittest.TestCase):
     def test_the_two_h200_host_reads_as_one_node_of_two_gpus(self):
         done = report([TWO_H200], "--check")
         self.assertEqual(done.returncode, 0, done.stderr)
-        rows = [line for line in done.stdout.splitlines() if line.startswith("| vm |") and "NVIDIA" in line]
+        rows = [line for line in done.stdout.splitlines() if line.startswith("| x2a-node-plain (vm) |")
+                and "NVIDIA" in line]
         self.assertEqual(len(rows), 2, done.stdout)
         self.assertIn("None flagged", done.stdout)
 
     def test_the_node_links_are_a_table_and_a_slow_one_is_flagged(self):
         done = report([TWO_H200], "--check")
         self.assertIn("## Links", done.stdout)
-        self.assertIn("| vm | 0->1 | 396.2 | 82.9% | 781.9 | 1678 |  |", done.stdout)
+        self.assertIn("| x2a-node-plain (vm) | 0->1 | 396.2 | 82.9% | 781.9 | 1678 |  |", done.stdout)
         slow = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs", "x2a-node-link.json.gz")
         done = report([slow], "--check")
         self.assertEqual(done.returncode, 1, done.stdout)
-        self.assertIn("| vm | 0->1 | 265.2 | 55.5% |", done.stdout)
+        self.assertIn("| x2a-node-link (vm) | 0->1 | 265.2 | 55.5% |", done.stdout)
         self.assertIn("**copy one way 0.5548 (architecture)", done.stdout)
+        self.assertIn("x2a-node-link.json.gz]", done.stdout)  # the flag names its file
+        self.assertIn("and 2 link(s).**", done.stdout)  # the header counts the links it flags
 
     def test_a_planted_slow_gpu_is_flagged_against_the_median(self):
         with gzip.open(TWO_H200, "rt") as f:
@@ -69,9 +72,23 @@ class FleetReport(unittest.TestCase):
         self.assertEqual(done.returncode, 1, done.stderr)
         flagged = [line for line in done.stdout.splitlines() if line.startswith("- ")]
         self.assertTrue(flagged, done.stdout)
-        self.assertTrue(all(line.startswith("- node-2 GPU 1: ") for line in flagged), flagged)  # no one else
-        self.assertTrue(flagged[0].startswith("- node-2 GPU 1: DRAM read -20.0%"), flagged)
+        self.assertTrue(all(line.startswith("- node-2 GPU 1 (GPU-674301d8) [") for line in flagged), flagged)
+        self.assertIn("node-2.json]: DRAM read -20.0%", flagged[0])
         self.assertIn("from the fleet's median", flagged[0])
+
+    def test_hosts_that_share_a_name_are_nodes_of_their_own(self):
+        with gzip.open(TWO_H200, "rt") as f:
+            run = json.load(f)
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for n in range(3):  # three nodes that all call themselves "vm"
+                paths.append(os.path.join(tmp, f"rack1-{n}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(run, f)
+            done = report(paths, "--check")
+        self.assertEqual(done.returncode, 0, done.stdout)
+        self.assertIn("3 node(s), 6 GPU(s)", done.stdout)
+        self.assertIn("| rack1-2 (vm) | 1 NVIDIA H200 |", done.stdout)
 
     def h100_fleet(self, tmp, change=None):
         """Three H100 nodes from the calibration runs (one JSON and its card files each); change(n, run) edits one."""
@@ -99,7 +116,7 @@ class FleetReport(unittest.TestCase):
             done = report(self.h100_fleet(tmp, slow), "--check")
         self.assertEqual(done.returncode, 1, done.stderr)
         flagged = [line for line in done.stdout.splitlines() if line.startswith("- ")]
-        self.assertTrue(flagged and all(line.startswith("- node-2 GPU 0: ") for line in flagged), done.stdout)
+        self.assertTrue(flagged and all(line.startswith("- node-2 GPU 0 (") for line in flagged), done.stdout)
         self.assertIn("outside (H100 SXM5 80GB HBM3 sku limit: at least ", flagged[0])
 
     def test_a_node_whose_rows_failed_is_flagged_incomplete(self):
@@ -110,7 +127,7 @@ class FleetReport(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             done = report(self.h100_fleet(tmp, broken), "--check")
         self.assertEqual(done.returncode, 1, done.stderr)
-        self.assertIn("- node-1 GPU 0: check incomplete:", done.stdout)
+        self.assertRegex(done.stdout, r"- node-1 GPU 0 \(GPU-[0-9a-f]{8}\) \[.*node-1.json\]: check incomplete:")
         self.assertIn("(out of memory)", done.stdout)
 
     def test_a_damaged_node_file_is_listed_and_the_others_reported(self):
@@ -137,8 +154,14 @@ def slurm_missing():
     return None
 
 
-class SlurmFleet(unittest.TestCase):
-    """slurmctld + slurmd on this machine, the recipe submitted with sbatch, its report read."""
+class SlurmNode(unittest.TestCase):
+    """slurmctld + slurmd on this machine (one node, this host), for a test class of its own."""
+
+    ready_states = ("idle",)  # sinfo's node states that mean Slurm is up
+
+    def extra_conf(self):
+        """Lines a subclass adds to slurm.conf (a HealthCheckProgram)."""
+        return ""
 
     def setUp(self):
         why = slurm_missing()
@@ -171,7 +194,7 @@ ReturnToService=2
 MpiDefault=none
 NodeName={self.host} NodeAddr=127.0.0.1 CPUs={os.cpu_count()} State=UNKNOWN
 PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
-""")
+{self.extra_conf()}""")
         os.makedirs(os.path.join(self.tmp, "state"))
         os.makedirs(os.path.join(self.tmp, "spool"))
         self.env = dict(os.environ, SLURM_CONF=conf)
@@ -188,7 +211,7 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         while time.time() < deadline:
             done = subprocess.run(["sinfo", "-h", "-o", "%T"], env=self.env, capture_output=True, text=True)
             state = done.stdout.strip()
-            if state.startswith("idle"):
+            if state.startswith(self.ready_states):
                 return
             time.sleep(1)
         self.tearDown()
@@ -213,6 +236,11 @@ PartitionName=test Nodes={self.host} Default=YES MaxTime=INFINITE State=UP
         if "munged" in self.started:
             subprocess.run(["pkill", "-x", "munged"], capture_output=True)
         shutil.rmtree(getattr(self, "tmp", ""), ignore_errors=True)
+
+
+
+class SlurmFleet(SlurmNode):
+    """The recipe submitted with sbatch, its report read; node_check.sh as an operator runs it."""
 
     def test_the_recipe_runs_gpubench_on_every_node_and_reports_the_fleet(self):
         fleet = os.path.join(self.tmp, "fleet")
