@@ -107,7 +107,7 @@ std::string unwritable_reason(const std::string& path) {
 bool python_runs(const std::string& python) { return run({python, "-c", "import sys"}, nullptr) == 0; }
 
 CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python,
-                     const std::optional<VerdictRequest>& verdict) {
+                     const std::optional<VerdictRequest>& verdict, bool plots) {
   CardResult result;
   const std::string script = card_script();
   if (!exists(script)) {
@@ -124,7 +124,8 @@ CardResult make_card(const std::string& json, const std::string& prefix, const s
     return result;
   }
   std::string output;
-  std::vector<std::string> argv = {interpreter, script, json, "--out", prefix, "--plots"};
+  std::vector<std::string> argv = {interpreter, script, json, "--out", prefix};
+  if (plots) argv.push_back("--plots");
   if (verdict) {
     argv.insert(argv.end(), {"--check", "--rerun", verdict->binary, "--"});
     argv.insert(argv.end(), verdict->args.begin(), verdict->args.end());
@@ -148,11 +149,11 @@ CardResult make_card(const std::string& json, const std::string& prefix, const s
   result.ok = true;
   result.markdown = text.str();
   // card.py says on stderr whether it drew the plots ("card.py: Plots: ..."): pass that line on.
-  std::string plots;
+  std::string drawn;
   std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);)
-    if (line.rfind("card.py: Plots", 0) == 0) plots = line.substr(9);
-  result.message = "card by " + interpreter + " (" + why + ")" + (plots.empty() ? "" : "; " + plots);
+    if (line.rfind("card.py: Plots", 0) == 0) drawn = line.substr(9);
+  result.message = "card by " + interpreter + " (" + why + ")" + (drawn.empty() ? "" : "; " + drawn);
   return result;
 }
 

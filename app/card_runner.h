@@ -31,9 +31,9 @@ bool python_runs(const std::string& python);
 // can (or path is empty). The card's prefix counts as a path: PREFIX.md goes beside it.
 std::string unwritable_reason(const std::string& path);
 
-// Runs card.py on `json` writing `prefix`.md / .json (and plots where matplotlib exists). `python`:
-// the user's choice (--gpubench_python or GPUBENCH_PYTHON), or empty to find one.
+// Runs card.py on `json` writing `prefix`.md / .json (and, with `plots`, figures where matplotlib exists).
+// `python`: the user's choice (--gpubench_python or GPUBENCH_PYTHON), or empty to find one.
 CardResult make_card(const std::string& json, const std::string& prefix, const std::string& python,
-                     const std::optional<VerdictRequest>& verdict = std::nullopt);
+                     const std::optional<VerdictRequest>& verdict = std::nullopt, bool plots = true);
 
 }  // namespace gpubench::app

@@ -360,7 +360,9 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
       const std::string prefix = options.card.empty() ? options.out + ".card" : options.card;
       std::optional<gpubench::app::VerdictRequest> verdict;
       if (options.verdict) verdict = gpubench::app::VerdictRequest{binary, rerun_args(original_args)};
-      const gpubench::app::CardResult card = gpubench::app::make_card(options.out, prefix, options.python, verdict);
+      // The check's card is read by a scheduler and monitoring: its figures would only add seconds to a node's minute.
+      const gpubench::app::CardResult card =
+          gpubench::app::make_card(options.out, prefix, options.python, verdict, options.preset != "check");
       if (card.ok) {
         // The card follows the console table; with JSON or CSV on stdout it goes to stderr instead.
         std::FILE* stream = options.format == "console" ? stdout : stderr;
