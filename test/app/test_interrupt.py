@@ -5,11 +5,12 @@ gpubench exits non-zero (128 + SIGINT). analysis/resume.py's filter then runs ex
 files read as one run with every row run."""
 import json
 import os
+import pty
 import signal
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 import unittest
 
 GPUBENCH = sys.argv.pop(1) if len(sys.argv) > 1 else "gpubench"
@@ -19,19 +20,41 @@ sys.path.insert(0, ROOT)
 from analysis import report as report_model  # noqa: E402
 
 
+def read_console(console, finished_row):
+    """Reads the run's console to its end (so that it never blocks on a full terminal), setting `finished_row` at the
+    first row printed."""
+    pending = b""
+    while True:
+        try:
+            chunk = os.read(console, 4096)
+        except OSError:  # the run ended: the terminal is gone
+            break
+        if not chunk:
+            break
+        pending += chunk
+        if b"ns_per_load=" in pending:  # the counters end a finished row's line
+            finished_row.set()
+    os.close(console)
+
+
 class Interrupt(unittest.TestCase):
     def test_sigint_leaves_valid_json_with_finished_and_interrupted_rows(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "run.json")
+            # The console on a terminal prints each row as it finishes: the first one finished is the moment.
+            console, terminal = pty.openpty()
             process = subprocess.Popen(
                 [GPUBENCH, "--gpubench_preset=full", "--benchmark_filter=^PointerChaseCPU/", "--gpubench_card=none",
                  f"--benchmark_out={out}", "--benchmark_min_time=0.3"],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(2.0)  # a few rows of 0.3 s finish
+                stdout=terminal, stderr=subprocess.PIPE, text=True)
+            os.close(terminal)
+            finished_row = threading.Event()
+            threading.Thread(target=read_console, args=(console, finished_row), daemon=True).start()
+            self.assertTrue(finished_row.wait(timeout=120), "no row finished in 120 s")
             # Twice at once, as `timeout` does (to the process and its group): still one clean stop.
             process.send_signal(signal.SIGINT)
             process.send_signal(signal.SIGINT)
-            stdout, stderr = process.communicate(timeout=60)
+            _, stderr = process.communicate(timeout=60)
             self.assertEqual(process.returncode, 128 + signal.SIGINT, stderr)
             self.assertIn("interrupted", stderr)
             with open(out) as f:
