@@ -73,7 +73,7 @@ std::string describe_gpu(int device, const std::string& key_suffix) {
                  "gpubench: warning: other processes use GPU %d: %s; their work shares the SMs, memory "
                  "and clocks with the run\n",
                  device, others.c_str());
-  benchmark::AddCustomContext("gpubench_other_gpu_processes" + key_suffix, others);
+  benchmark::AddCustomContext(gpubench::kOtherProcessesKey + key_suffix, others);
   return others;
 }
 
@@ -287,14 +287,14 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
       if (others != "none")
         std::fprintf(stderr, "gpubench: warning: other processes used GPU %d when the run ended: %s\n", device,
                      others.c_str());
-      context["gpubench_other_gpu_processes_end" + suffix] = others;
+      context[gpubench::kOtherProcessesEndKey + suffix] = others;
       if (!sampler) continue;
       const std::string during = gpubench::detail::describe_seen(
           sampler->seen(device), gpubench::detail::rows_started_by_time(), sampler->unavailable());
       if (busy(during))
         std::fprintf(stderr, "gpubench: warning: other processes used GPU %d during the run: %s\n", device,
                      during.c_str());
-      context["gpubench_other_gpu_processes_during" + suffix] = during;
+      context[gpubench::kOtherProcessesDuringKey + suffix] = during;
     }
     if (g_deadline_reached.load()) context["gpubench_deadline_reached"] = "yes";
   });
@@ -471,6 +471,7 @@ int main(int argc, char** argv) {
     rule = gpubench::detail::preset_stopping_rule(options.preset, options.precision);
     gpubench::detail::set_stopping_rule(&rule);
   }
+  gpubench::set_node_peers(options.peers);
   try {
     // With fixed effort, the quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
     gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0, plan ? &plan->shape : nullptr);

@@ -3,17 +3,22 @@
 #include "app/gpu_processes.h"
 #include "app/node_schedule.h"
 #include "app/selection.h"
+#include "common/detail/gpu_session.h"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -23,7 +28,8 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 // The children running now: a signal to the parent alone (a scheduler's SIGTERM) is passed on, so they stop and
-// write what they ran (kill is async-signal-safe).
+// write what they ran (kill is async-signal-safe). Registered with SIGINT and SIGTERM blocked, so no signal falls
+// between a child's start and its registration.
 constexpr int kMaxChildren = 1024;
 pid_t g_running[kMaxChildren] = {};
 volatile std::sig_atomic_t g_running_count = 0;
@@ -36,11 +42,48 @@ void remember(int signal) {
 std::string tag(int gpu) { return "/gpu:" + std::to_string(gpu); }
 
 struct Child {
-  pid_t pid = -1;
-  int gpu = -1;  // -1: the host rows
-  std::string json, log, what;
+  pid_t pid = -1;  // -1: it could not be started (`failure` says why)
+  int gpu = -1;    // -1: the host rows
+  std::string json, log, what, failure;
 };
 
+// Blocks SIGINT and SIGTERM for its scope (the spawn and the pid's registration).
+class InterruptsBlocked {
+ public:
+  InterruptsBlocked() {
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGINT);
+    sigaddset(&blocked, SIGTERM);
+    sigprocmask(SIG_BLOCK, &blocked, &previous_);
+  }
+  ~InterruptsBlocked() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+  InterruptsBlocked(const InterruptsBlocked&) = delete;
+  InterruptsBlocked& operator=(const InterruptsBlocked&) = delete;
+
+ private:
+  sigset_t previous_{};
+};
+
+// The parent's environment with the child's own variables set.
+std::vector<std::string> child_environment() {
+  const std::string node_pid = std::string(kNodePidVariable) + "=" + std::to_string(getpid());
+  std::vector<std::string> out;
+  for (char** entry = environ; *entry != nullptr; ++entry)
+    if (std::string(*entry).rfind(std::string(kNodePidVariable) + "=", 0) != 0) out.emplace_back(*entry);
+  out.push_back(node_pid);
+  return out;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Starts one child: everything it needs is built here, in the parent; posix_spawn runs nothing of ours in the child
+// before exec. Its output goes to its log, its input is /dev/null, its signals are the defaults.
 Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::string& peers, const std::string& dir,
             const std::string& name) {
   Child child;
@@ -51,29 +94,57 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   std::vector<std::string> argv = {node.binary};
   argv.insert(argv.end(), node.args.begin(), node.args.end());
   argv.push_back("--gpubench_device=" + std::to_string(gpu < 0 ? node.gpus.front() : gpu));
+  if (!peers.empty()) argv.push_back("--gpubench_peers=" + peers);
   argv.push_back("--benchmark_filter=" + filter);
   argv.push_back("--benchmark_out=" + child.json);
   argv.push_back("--benchmark_out_format=json");
   argv.push_back("--gpubench_card=none");
-  child.pid = fork();
-  if (child.pid > 0 && g_running_count < kMaxChildren) g_running[g_running_count++] = child.pid;
-  if (child.pid == 0) {
-    const int log = open(child.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (log >= 0) {
-      dup2(log, STDOUT_FILENO);
-      dup2(log, STDERR_FILENO);
+  std::vector<std::string> env = child_environment();
+  std::vector<char*> args = pointers(argv), envp = pointers(env);
+
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, child.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  {
+    const InterruptsBlocked blocked;
+    const int error = g_running_count < kMaxChildren
+                          ? posix_spawn(&child.pid, args[0], &files, &attributes, args.data(), envp.data())
+                          : EAGAIN;
+    if (error != 0) {
+      child.pid = -1;
+      child.failure = std::string("could not be started: ") + std::strerror(error);
+    } else {
+      g_running[g_running_count] = child.pid;
+      g_running_count = g_running_count + 1;
     }
-    const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    setenv(kNodePidVariable, std::to_string(getppid()).c_str(), 1);
-    if (!peers.empty()) setenv("GPUBENCH_PEERS", peers.c_str(), 1);
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
   }
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&files);
+  // A signal that came while the spawn was blocked is handled now; the child is registered and gets it too.
+  if (g_signal != 0 && child.pid > 0) kill(child.pid, g_signal);
   return child;
+}
+
+// "exit 3", "killed by SIGKILL".
+std::string ending(int status) {
+  if (WIFSIGNALED(status)) {
+    const char* name = sigabbrev_np(WTERMSIG(status));
+    return std::string("killed by ") +
+           (name != nullptr ? std::string("SIG") + name : "signal " + std::to_string(WTERMSIG(status)));
+  }
+  return "exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 std::string last_line(const std::string& path, const std::string& prefix) {
@@ -84,25 +155,29 @@ std::string last_line(const std::string& path, const std::string& prefix) {
   return found;
 }
 
-// Waits for every child; says each one's closing line.
+// Waits for every child (only its own pid: never another's); says each one's closing line, or how it ended.
 void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
   for (Child& child : children) {
+    if (child.pid <= 0) {
+      std::fprintf(stderr, "gpubench: node: %s %s\n", child.what.c_str(), child.failure.c_str());
+      done.push_back(child);
+      continue;
+    }
     int status = 0;
     while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    std::string closing = last_line(child.log, "gpubench: ");
-    if (closing.empty()) closing = "exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+    std::string closing = WIFSIGNALED(status) ? std::string() : last_line(child.log, "gpubench: ");
+    if (closing.empty()) closing = ending(status);
     std::fprintf(stderr, "gpubench: node: %s: %s\n", child.what.c_str(), closing.c_str());
     done.push_back(child);
   }
   children.clear();
+  const InterruptsBlocked blocked;
   g_running_count = 0;  // every child of the round has ended
 }
 
 bool is_device_key(const std::string& key) {
-  static const std::set<std::string> own = {"gpubench_native_sass", "gpubench_stream_hold",
-                                            "gpubench_other_gpu_processes", "gpubench_other_gpu_processes_end",
-                                            "gpubench_other_gpu_processes_during"};
+  static const std::set<std::string> own(std::begin(kPerGpuContextKeys), std::end(kPerGpuContextKeys));
   return key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0 || own.count(key) > 0;
 }
 
@@ -147,7 +222,7 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
       // A GPU's context from its first child; what was on it at the end from its last.
       auto& merged_context = merged["context"];
       const std::string own_key = key + tag(gpu);
-      if (key == "gpubench_other_gpu_processes_during" && !first_of_gpu && merged_context.contains(own_key) &&
+      if (key == kOtherProcessesDuringKey && !first_of_gpu && merged_context.contains(own_key) &&
           merged_context[own_key].is_string() && value.is_string()) {
         // Every child that ran on the GPU sampled it: what any of them saw.
         const std::string before = merged_context[own_key].get<std::string>(), now = value.get<std::string>();
@@ -156,7 +231,7 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
         } else if (now != "none" && now.rfind("unknown", 0) != 0) {
           merged_context[own_key] = before + "; then " + now;
         }
-      } else if (first_of_gpu || key == "gpubench_other_gpu_processes_end") {
+      } else if (first_of_gpu || key == kOtherProcessesEndKey) {
         merged_context[own_key] = value;
       }
     } else if (key == "gpubench_rows_planned") {

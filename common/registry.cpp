@@ -366,6 +366,16 @@ std::vector<Point> product(const std::vector<std::pair<std::string, std::vector<
   return points;
 }
 
+namespace {
+std::vector<int>& peers_storage() {
+  static std::vector<int> peers;
+  return peers;
+}
+}  // namespace
+
+void set_node_peers(std::vector<int> peers) { peers_storage() = std::move(peers); }
+const std::vector<int>& node_peers() { return peers_storage(); }
+
 void set_planned_chip(const ChipShape* chip) {
   if (chip)
     g_planned_chip = *chip;

@@ -50,6 +50,10 @@ bool rule_admits(const std::string& rule, const ChipShape& chip);
 // would. nullptr: a real run.
 void set_planned_chip(const ChipShape* chip);
 
+// A node run's child measures its Peer rows with these GPUs only (--gpubench_peers=N,M); empty: every other GPU.
+void set_node_peers(std::vector<int> peers);
+const std::vector<int>& node_peers();
+
 // A GPU benchmark: manual (CUDA event) time, and any exception becomes this row's error, so one
 // failure never ends the run. arg_names also tell run() which arguments identify the case. After an
 // interrupt (Ctrl-C) the body no longer runs: the row is skipped as "interrupted". `device` >= 0:

@@ -173,15 +173,12 @@ void chase_rows(benchmark::State& state) {
 
 // The GPUs a row on `under_test` talks to: every other GPU of the host (at least one, so a one-GPU
 // host lists the row and skips it with the reason); the quick preset takes the first. A node run names the
-// peer of each of its pairs (GPUBENCH_PEERS=N,M: docs/harness.md).
+// peer of each of its pairs (--gpubench_peers=N,M: docs/harness.md).
 std::vector<std::int64_t> peers_of(int under_test, const Family& family) {
   std::vector<std::int64_t> peers;
-  if (const char* named = std::getenv("GPUBENCH_PEERS"); named != nullptr && *named != '\0') {
-    std::stringstream list(named);
-    for (std::string item; std::getline(list, item, ',');)
-      if (!item.empty() && std::stoll(item) != under_test) peers.push_back(std::stoll(item));
-    if (!peers.empty()) return peers;
-  }
+  for (int named : node_peers())
+    if (named != under_test) peers.push_back(named);
+  if (!peers.empty()) return peers;
   for (int gpu = 0; gpu < std::max(2, cuda_device_count()); ++gpu)
     if (gpu != under_test) peers.push_back(gpu);
   return family.pick(std::vector<std::int64_t>{peers.front()}, peers);

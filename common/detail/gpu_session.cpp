@@ -177,9 +177,8 @@ void GpuSession::add_benchmark_context(const std::string& key_suffix) const {
   if (!added.insert(key_suffix).second) return;
   for (const auto& [key, value] : device_context(info_, calibrated_sm_mhz_))
     benchmark::AddCustomContext(key + key_suffix, value);
-  benchmark::AddCustomContext("gpubench_native_sass" + key_suffix, native_code_ ? "yes" : "no (PTX JIT)");
-  benchmark::AddCustomContext("gpubench_stream_hold" + key_suffix,
-                              stream_hold_works_ ? "yes" : "no (synchronous launches)");
+  benchmark::AddCustomContext(kNativeSassKey + key_suffix, native_code_ ? "yes" : "no (PTX JIT)");
+  benchmark::AddCustomContext(kStreamHoldKey + key_suffix, stream_hold_works_ ? "yes" : "no (synchronous launches)");
   if (added.size() > 1) return;  // the rest is the run's, not a GPU's
   benchmark::AddCustomContext("gpubench_cuda_architectures", GPUBENCH_CUDA_ARCHITECTURES);
   benchmark::AddCustomContext("gpubench_cold_l2", g_cold_l2 ? "yes (L2 emptied before every launch)" : "no");

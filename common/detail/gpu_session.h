@@ -20,6 +20,15 @@
 
 namespace gpubench {
 
+// Context keys that describe one GPU besides the gpu_* and cuda_* ones: a node run suffixes them /gpu:N.
+inline constexpr const char* kNativeSassKey = "gpubench_native_sass";
+inline constexpr const char* kStreamHoldKey = "gpubench_stream_hold";
+inline constexpr const char* kOtherProcessesKey = "gpubench_other_gpu_processes";
+inline constexpr const char* kOtherProcessesEndKey = "gpubench_other_gpu_processes_end";
+inline constexpr const char* kOtherProcessesDuringKey = "gpubench_other_gpu_processes_during";
+inline constexpr const char* kPerGpuContextKeys[] = {kNativeSassKey, kStreamHoldKey, kOtherProcessesKey,
+                                                     kOtherProcessesEndKey, kOtherProcessesDuringKey};
+
 // No usable GPU (none present, no driver, index out of range, no code for its architecture).
 class GpuUnavailable : public std::runtime_error {
  public:

@@ -235,6 +235,10 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
         options.verdict = flag == 1;
       } else if (value_of(arg, "--gpubench_deadline", value)) {
         options.deadline_s = parse_deadline(value, "--gpubench_deadline");
+      } else if (value_of(arg, "--gpubench_peers", value)) {
+        const DeviceChoice peers = parse_device_choice(value, "--gpubench_peers");
+        if (peers.all) throw std::invalid_argument("--gpubench_peers=" + value + ": give GPU indices (N or N,M)");
+        options.peers = peers.listed;
       } else if (value_of(arg, "--gpubench_expect_gpus", value)) {
         options.expect_gpus = parse_gpu_count(value, "--gpubench_expect_gpus");
       } else {

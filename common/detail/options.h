@@ -33,6 +33,7 @@ struct Options {
   double precision = 0.0;           // --gpubench_precision=PCT as a fraction; 0: the preset's target
   std::string plan;                 // --gpubench_plan=CHIP|list: the preset for a known chip, nothing run
   double deadline_s = 0.0;          // --gpubench_deadline=S, or GPUBENCH_DEADLINE: rows not run by then are interrupted
+  std::vector<int> peers;           // --gpubench_peers=N,M: a node run's child measures its Peer rows with these
   int expect_gpus = 0;              // --gpubench_expect_gpus=N, or GPUBENCH_EXPECT_GPUS: fewer is "missing"; 0 unset
   bool help = false;
 };

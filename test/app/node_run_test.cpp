@@ -4,9 +4,18 @@
 #include "app/node_schedule.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -94,6 +103,104 @@ TEST(NodeRun, ChildrenMergeAsOneRunOverSeveralGpus) {
   merge_child(merged, child("GPU-a-again", "none"), -1, true);
   EXPECT_FALSE(merged["context"].contains("gpu_uuid"));
   EXPECT_EQ(merged["benchmarks"].back()["name"], "Stream/read/MiB:8/manual_time");
+}
+
+// run_node itself, with a stand-in gpubench (a shell script): what each child does is set per GPU by
+// STANDIN_GPU<N> (ok, fail, kill, hang).
+class NodeRunSpawn : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/node-run-test-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    standin_ = dir_ + "/gpubench";
+    std::ofstream script(standin_);
+    script << R"(#!/usr/bin/env bash
+for a in "$@"; do
+  case "$a" in --benchmark_out=*) out=${a#*=} ;; --gpubench_device=*) dev=${a#*=} ;; esac
+done
+mode_var=STANDIN_GPU$dev
+row='{"name":"Row/x","run_name":"Row/x","run_type":"iteration","real_time":1}'
+case "${!mode_var:-ok}" in
+  fail) echo "gpubench: the stand-in fails"; exit 3 ;;
+  kill) kill -KILL $$ ;;
+  hang) trap 'echo "{\"context\":{\"gpu_name\":\"S\"},\"benchmarks\":[{\"name\":\"Row/x\",\"error_occurred\":true,\"error_message\":\"interrupted\"}]}" >"$out"; echo "gpubench: interrupted"; exit 143' TERM
+        sleep 30 & wait ;;
+esac
+echo "{\"context\":{\"gpu_name\":\"S\",\"gpubench_rows_planned\":\"1\"},\"benchmarks\":[$row]}" >"$out"
+echo "gpubench: 1 of 1 rows run in 0.0 s"
+)";
+    script.close();
+    chmod(standin_.c_str(), 0755);
+  }
+  void TearDown() override {
+    for (const char* name : {"STANDIN_GPU0", "STANDIN_GPU1"}) unsetenv(name);
+    std::filesystem::remove_all(dir_);
+  }
+  NodeRun node() const {
+    NodeRun run;
+    run.gpus = {0, 1};
+    run.selected = {"Row/gpu:0/x", "Row/gpu:1/x"};
+    run.binary = standin_;
+    run.out = dir_ + "/node.json";
+    return run;
+  }
+  std::string dir_, standin_;
+};
+
+TEST_F(NodeRunSpawn, EveryChildsReportIsMerged) {
+  const NodeResult result = run_node(node());
+  EXPECT_TRUE(result.ok) << result.message;
+  EXPECT_EQ(result.rows, 2);
+  EXPECT_EQ(result.signal, 0);
+}
+
+TEST_F(NodeRunSpawn, AFailingChildIsSaidAndTheOthersAreKept) {
+  setenv("STANDIN_GPU1", "fail", 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(node());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message;
+  EXPECT_EQ(result.rows, 1);
+  EXPECT_NE(said.find("gpu1: gpubench: the stand-in fails"), std::string::npos) << said;
+  EXPECT_NE(said.find("gpu1 wrote no report"), std::string::npos) << said;
+}
+
+TEST_F(NodeRunSpawn, AChildKilledByASignalIsNamedBySignal) {
+  setenv("STANDIN_GPU0", "kill", 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(node());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("gpu0: killed by SIGKILL"), std::string::npos) << said;
+  EXPECT_EQ(result.rows, 1);
+}
+
+TEST_F(NodeRunSpawn, AChildThatCannotStartIsSaid) {
+  NodeRun run = node();
+  run.binary = dir_ + "/no-such-gpubench";
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(said.find("gpu0 could not be started: No such file or directory"), std::string::npos) << said;
+}
+
+TEST_F(NodeRunSpawn, ASigtermToTheParentReachesEveryChildAndTheirRowsAreKept) {
+  setenv("STANDIN_GPU0", "hang", 1);
+  setenv("STANDIN_GPU1", "hang", 1);
+  const auto start = std::chrono::steady_clock::now();
+  std::thread scheduler([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    kill(getpid(), SIGTERM);  // as Slurm stops a job: the parent alone
+  });
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(node());
+  ::testing::internal::GetCapturedStderr();
+  scheduler.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.signal, SIGTERM);
+  EXPECT_LT(seconds, 10.0) << "the children were not stopped";
+  EXPECT_TRUE(result.ok) << result.message;
+  EXPECT_EQ(result.rows, 2);  // each child's interrupted row
 }
 
 }  // namespace
