@@ -321,6 +321,8 @@ def main():
     parser.add_argument("--out", help="prefix of the card files (default: the first JSON + .card; with --check: "
                                       "none written unless given)")
     parser.add_argument("--plots", action="store_true", help="draw figures next to the card (needs matplotlib)")
+    parser.add_argument("--history", help="with --check: add the run to this history store (a SQLite path or a "
+                                          "PostgreSQL URL; default $GPUBENCH_HISTORY) and say its drifts")
     parser.add_argument("--compare", action="store_true", help="compare two .card.json files")
     parser.add_argument("--tolerance", type=float, default=0.02)
     parser.add_argument("--allow-different-devices", action="store_true",
@@ -363,6 +365,11 @@ def main():
         status, merged, built = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
         if getattr(merged, "measured_again", None) and len(args.json) == 1:
             keep_measured_again(args.json[0], merged.measured_again)
+        target = args.history or os.environ.get("GPUBENCH_HISTORY")
+        if target:
+            from analysis import history  # here: history reads cards
+            history.keep(target, args.json[0], merged, [(c, c.judged[0]) for _, c in built if c.judged],
+                         lambda line: say("card.py: " + line))
     else:
         built = [(gpu, build(part, limits)) for gpu, part in merged.devices()]
     if write:

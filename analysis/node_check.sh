@@ -19,6 +19,9 @@
 #   NODE_CHECK_EXPECT_GPUS  the GPUs the node should have (default: Slurm's Gres=gpu:N of this node, where scontrol
 #                        says it); fewer is the verdict missing
 #   NODE_CHECK_TEXTFILE_DIR  write gpubench.prom there for node_exporter's textfile collector (analysis/prometheus.py)
+#   NODE_CHECK_HISTORY   a history store (a SQLite path or a PostgreSQL URL: analysis/history.py) the check adds
+#                        its GPUs' values to; a drift of a board from its own past is said as a warning, and drains
+#                        only with NODE_CHECK_DRIFT_DRAINS=1
 #   NODE_CHECK_DIR       where the run and its card go (default: a temporary folder, removed)
 #   NODE_CHECK_DRAIN=0   say the verdict, drain nothing
 #   NODE_CHECK_PRESET    default check
@@ -94,6 +97,7 @@ trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
 flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--gpubench_device=all)
 [ -n "$expect" ] && flags+=("--gpubench_expect_gpus=$expect")
+[ -n "${NODE_CHECK_HISTORY:-}" ] && export GPUBENCH_HISTORY=$NODE_CHECK_HISTORY  # card.py --check adds the run
 timeout -k 2 "$((deadline + 10))" "$gpubench" "--gpubench_preset=${NODE_CHECK_PRESET:-check}" \
   "--benchmark_out=$dir/$node.json" "--gpubench_card=$dir/$node.card" --gpubench_verdict \
   "--gpubench_deadline=$deadline" "${flags[@]}" >"$dir/$node.log" 2>&1 &
@@ -124,5 +128,11 @@ if [ -n "${NODE_CHECK_TEXTFILE_DIR:-}" ]; then
   python3 "$here/prometheus.py" "${card[@]}" --verdict "$name" --verdict-exit "$code" --node "$node" \
     --duration "$((SECONDS - started))" --out "$NODE_CHECK_TEXTFILE_DIR/gpubench.prom" >/dev/null 2>"$dir/prom.err" ||
     echo "node_check.sh: no textfile: $(tail -1 "$dir/prom.err")" >&2
+fi
+drift=$(grep -E "^card.py: history: drift: " "$dir/$node.log" | head -1)
+grep -E "^card.py: history: " "$dir/$node.log" | sed 's/^card.py: /node_check.sh: /' >&2
+if [ -n "$drift" ] && [ "$action" = keep ] && [ "${NODE_CHECK_DRIFT_DRAINS:-0}" = 1 ]; then
+  action=drain
+  verdict="$verdict; ${drift#card.py: history: }"
 fi
 finish "$action" "$code" "${verdict#*: }"

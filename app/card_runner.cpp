@@ -135,7 +135,8 @@ CardResult make_card(const std::string& json, const std::string& prefix, const s
     // The verdict's lines (card.py --check writes them prefixed) are the run's last word.
     std::istringstream lines(output);
     for (std::string line; std::getline(lines, line);)
-      if (line.rfind("card.py --check", 0) == 0 || line.rfind("card.py: measuring again", 0) == 0)
+      if (line.rfind("card.py --check", 0) == 0 || line.rfind("card.py: measuring again", 0) == 0 ||
+          line.rfind("card.py: history", 0) == 0)
         result.verdict += line + "\n";
     result.verdict_status = status;
   } else if (status != 0) {

@@ -127,6 +127,16 @@ class Modes(unittest.TestCase):
         self.assertLess(took, 25)
         self.assertEqual(os.listdir(self.scratch), [])
 
+    def test_the_check_is_kept_in_the_history(self):
+        store = os.path.join(self.tmp, "history.sqlite")
+        env = dict(os.environ, GPUBENCH=test_fleet.STANDIN, STANDIN_RUN=test_fleet.CHECK_RUN, NODE_CHECK_DRAIN="0",
+                   NODE_CHECK_HISTORY=store, TMPDIR=self.scratch, SLURMD_NODENAME="n7", NODE_CHECK_EXPECT_GPUS="1")
+        done = subprocess.run(["bash", NODE_CHECK], capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("node_check.sh: history: 1 GPU run(s) added to", done.stderr)
+        import sqlite3
+        self.assertEqual(sqlite3.connect(store).execute("SELECT COUNT(*) FROM runs").fetchone()[0], 1)
+
     def test_bad_settings_are_said(self):
         done = self.check("health", NODE_CHECK_DEADLINE="soon")
         self.assertEqual(done.returncode, 2)
