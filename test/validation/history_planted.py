@@ -6,7 +6,6 @@ run (named before the value crosses the SKU's limit). Prints one line per case.
     history_planted.py RUN.json.gz ... [--step-at K]
 """
 import argparse
-import gzip
 import json
 import os
 import sys
