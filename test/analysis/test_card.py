@@ -581,6 +581,13 @@ CHECKS = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "runs")
 _LEFT_OUT = {}
 
 
+def failed(row, error):
+    """A row as gpubench writes one that ended in `error`: its measurements gone."""
+    for key in [k for k in row if isinstance(row[k], (int, float)) and k not in ("iterations",)]:
+        row.pop(key)
+    row.update({"error_occurred": True, "error_message": error})
+
+
 def limits_without(run, directory=None):
     """A limits file (cached for the test run) whose H100 SKU limits were made by make_ranges from the calibration
     runs (README command 1's on 4 boards at commit ca0bd2c, docs/results/2026-11-25-verdicts; the check preset's on
@@ -684,9 +691,7 @@ class SkuCheck(unittest.TestCase):
     def test_failed_rows_make_it_incomplete_and_are_named(self):
         run = self.data()
         for row in self.rows(run, "Stream/"):
-            for key in [k for k in row if isinstance(row[k], (int, float)) and k not in ("iterations",)]:
-                row.pop(key)
-            row.update({"error_occurred": True, "error_message": "out of memory"})
+            failed(row, "out of memory")
         done = self.check(run)
         self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
         self.assertIn("incomplete:", done.stderr)
@@ -707,9 +712,7 @@ class SkuCheck(unittest.TestCase):
         run = self.data()
         streams = [i for i, row in enumerate(run["benchmarks"]) if row["name"].startswith("Stream/")]
         for row in run["benchmarks"][streams[1]:]:
-            for key in [k for k in row if isinstance(row[k], (int, float)) and k not in ("iterations",)]:
-                row.pop(key)
-            row.update({"error_occurred": True, "error_message": "interrupted"})
+            failed(row, "interrupted")
         done = self.check(run)
         self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
         self.assertNotIn("abnormal", done.stderr)

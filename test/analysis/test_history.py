@@ -5,7 +5,6 @@ four runs of it, a planted slide of 0.5% a run before it crosses the SKU's limit
 once, in SQLite and in a real PostgreSQL server on loopback (skipped, with the reason, where Debian's postgresql or
 python3-psycopg is not installed); a corrupt store, a store of a newer schema and one on a read-only path are one
 line each and leave the check's verdict as it was."""
-import copy
 import glob
 import gzip
 import json
@@ -22,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, ROOT)
 from analysis import history, ranges  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "test", "validation"))
+import history_planted  # noqa: E402
 
 HISTORY = os.path.join(ROOT, "analysis", "history.py")
 CARD = os.path.join(ROOT, "analysis", "card.py")
@@ -39,17 +40,7 @@ def load(path):
 def series_of(tmp, count, scale=lambda n: 1.0):
     """`count` checks of the board (its six repeated), a day apart, the DRAM read of run n (from 1) scaled by
     scale(n): paths of the runs written."""
-    paths = []
-    for n in range(1, count + 1):
-        run = copy.deepcopy(load(BOARD_RUNS[(n - 1) % len(BOARD_RUNS)]))
-        run["context"]["date"] = f"2026-12-{n:02d}T10:00:00+00:00"
-        for row in run["benchmarks"]:
-            if row["name"].startswith("Stream/read/") and "bytes_per_second" in row:
-                row["bytes_per_second"] *= scale(n)
-        paths.append(os.path.join(tmp, f"run-{n:02d}.json"))
-        with open(paths[-1], "w") as f:
-            json.dump(run, f)
-    return paths
+    return history_planted.planted([BOARD_RUNS[(n - 1) % len(BOARD_RUNS)] for n in range(1, count + 1)], tmp, scale)
 
 
 def run_history(*args, env=None):
@@ -82,14 +73,7 @@ class Drift(unittest.TestCase):
 
     def first_named(self, paths):
         """The number of runs after which a drift of the DRAM read is first named, and the line."""
-        for n, path in enumerate(paths, 1):
-            run_history("add", "--store", self.store, path)
-            store = history.open_store(self.store)
-            board = store.rows("SELECT DISTINCT board FROM runs")[0][0]
-            named = [line for line in history.drifts(store, board) if "DRAM" in line and "read" in line]
-            if named:
-                return n, named[0]
-        return None, None
+        return history_planted.first_named(paths, self.tmp, ranges.load(ranges.RANGES))
 
     def test_a_planted_three_percent_step_is_named_within_four_runs(self):
         k = 7
