@@ -101,7 +101,7 @@ def entries(paths, damaged=None, limits=None, subset=False, link_rows=None):
                 checks = {c["key"]: c for c in (built.ranges or {}).get("checks", []) if c["inside"] is False}
                 found.append({"node": node, "gpu": gpu if gpu is not None else 0, "file": path,
                               "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks,
-                              "verdict": (status, line), "context": part.context})
+                              "verdict": (status, line), "context": part.context, "card": built})
         else:
             values = {row.short_name: row.get("real_time") for row in report.all_rows if row.ok}
             found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}, "verdict": None,
@@ -204,6 +204,8 @@ def main():
                                                          "every value (default: each value's measured spread)")
     parser.add_argument("--check", action="store_true", help="exit 1 when anything is flagged")
     parser.add_argument("--subset", action="store_true", help="judge only what each run measured (filtered runs)")
+    parser.add_argument("--history", help="add every node's GPUs to this history store (a SQLite path or a "
+                                          "PostgreSQL URL: analysis/history.py) and say their drifts")
     parser.add_argument("--ranges", default=ranges.default_path(),
                         help="the reference limits (default: $GPUBENCH_RANGES, else the shipped ones)")
     args = parser.parse_args()
@@ -218,6 +220,12 @@ def main():
     if not found:
         raise cli.UsageError("no node's run could be read: " + "; ".join(damaged.values()) if damaged else
                              "no gpubench run among the inputs (card files are skipped)")
+    if args.history:
+        from analysis import history  # here: history reads cards too
+        for path in sorted({e["file"] for e in found}):
+            history.keep(args.history, path, cli.load(path),
+                         [(e["card"], e["verdict"][0]) for e in found if e["file"] == path and e.get("card")],
+                         lambda line: print(f"fleet.py: {line}", file=sys.stderr))
     columns = flag(found, args.tolerance, limits)
     text = markdown(found, columns, args.tolerance, damaged, link_rows)
     if args.out:

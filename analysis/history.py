@@ -11,12 +11,9 @@ STORE: a SQLite file (the default: $GPUBENCH_HISTORY, else gpubench-history.sqli
 (postgresql://...; Debian's python3-psycopg) for a fleet whose nodes share one. A run is stored once (its board,
 host, date and preset are its key); writers at once (a node's GPUs, a fleet's nodes) each add theirs.
 
-Drift: for each board and value, the split of its series into a before and an after whose weighted means differ by
-more than DRIFT_SIGMAS standard errors (each run weighted by its stated precision; a value without one by the
-series' own spread), by at least DRIFT_LEAST, with every run after it on the same side: "DRAM read -3.8% since
-2026-11-20, a change at run 14". No change-point library is packaged by Debian (ruptures and Otava are PyPI's), so
-this two-segment test, which knows each point's noise, is the method. Exit: 0; 1 with --check when a drift is
-named; 2 bad input or a store that cannot be used (said in one line).
+Drift (analysis/drift.py): a value that moved beyond its noise and stayed there, "DRAM read -3.8% since 2026-11-20,
+a change at run 14". Exit: 0; 1 with --check when a drift is named; 2 bad input or a store that cannot be used
+(said in one line).
 """
 import argparse
 import csv
@@ -28,15 +25,10 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis import card, cli, ranges, verdict  # noqa: E402
+from analysis.drift import GRID_UNITS, change  # noqa: E402
 
 SCHEMA = 1
 DEFAULT = "gpubench-history.sqlite"
-DRIFT_SIGMAS = 6.0   # a change this many standard errors of the two means: not run-to-run noise
-DRIFT_LEAST = 0.02   # and at least this large (an H100's boost clock moves rates 1.5% from run to run)
-LEAST_AFTER = 2      # runs after a change that stayed there
-# Values read off a sweep's grid (a capacity edge is one of the sizes the sweep measured; SMs are counted): they move
-# by whole grid steps, not by noise, and a real loss (a disabled L2 slice, a lost SM) is far outside their limits.
-GRID_UNITS = ("bytes", "SMs")
 TABLES = ["CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
           "CREATE TABLE IF NOT EXISTS runs (id {serial}, board TEXT NOT NULL, host TEXT, pci_bus_id TEXT, "
           "time TEXT NOT NULL, preset TEXT NOT NULL, source_version TEXT, driver TEXT, gpu_name TEXT, verdict TEXT, "
@@ -190,36 +182,6 @@ def series(store, board):
     return {key: sorted(points) for key, points in found.items()}
 
 
-def sigmas(points):
-    """Each point's standard deviation: its stated precision (a 95% half-width), else the series' own spread (the
-    median absolute difference of consecutive runs)."""
-    steps = sorted(abs(b[2] - a[2]) for a, b in zip(points, points[1:]))
-    spread = (steps[len(steps) // 2] / 0.9539) if steps else 0.0  # MAD of differences to a sigma
-    return [abs(p[2]) * p[3] / 1.96 if p[3] else spread for p in points]
-
-
-def change(points):
-    """(run number of the change, relative change of the after mean against the before mean, z) of the strongest
-    lasting change, or None."""
-    best = None
-    sd = sigmas(points)
-    for k in range(2, len(points) - LEAST_AFTER + 1):
-        groups = []
-        for part, deviations in ((points[:k], sd[:k]), (points[k:], sd[k:])):
-            weights = [1 / max(s, abs(p[2]) * 1e-4) ** 2 for p, s in zip(part, deviations)]
-            mean = sum(w * p[2] for w, p in zip(weights, part)) / sum(weights)
-            groups.append((mean, 1 / sum(weights)))
-        (m0, v0), (m1, v1) = groups
-        if not m0:
-            continue
-        z = (m1 - m0) / math.sqrt(v0 + v1)
-        relative = m1 / m0 - 1
-        stayed = all((p[2] - m0) * (m1 - m0) > 0 and abs(p[2] - m0) > 2 * s for p, s in zip(points[k:], sd[k:]))
-        if abs(z) > DRIFT_SIGMAS and abs(relative) >= DRIFT_LEAST and stayed and (best is None or abs(z) > abs(best[2])):
-            best = (points[k][0], relative, z)
-    return best
-
-
 def drifts(store, board):
     """["DRAM read -3.8% since 2026-11-20, a change at run 14 (2026-11-24)"] of one board."""
     out = []
@@ -235,6 +197,29 @@ def drifts(store, board):
     return out
 
 
+def plot(data, board, prefix):
+    """PREFIX.png: each value's series, its precision as error bars (matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise cli.UsageError("history.py show --plot needs matplotlib (Debian: python3-matplotlib)") from None
+    keys = sorted(k for k, points in data.items() if points[0][5] not in GRID_UNITS)
+    columns, rows = 4, max(1, math.ceil(len(keys) / 4))
+    figure, axes = plt.subplots(rows, columns, figsize=(4 * columns, 2.4 * rows), squeeze=False)
+    for axis, (key, preset) in zip(axes.flat, keys):
+        points = data[(key, preset)]
+        axis.errorbar([p[0] for p in points], [p[2] for p in points],
+                      yerr=[abs(p[2]) * (p[3] or 0.0) for p in points], fmt="o-", markersize=3)
+        axis.set_title(f"{points[0][4] or key} ({preset})"[:48], fontsize=7), axis.tick_params(labelsize=6)
+    for axis in list(axes.flat)[len(keys):]:
+        axis.axis("off")
+    figure.suptitle(board), figure.tight_layout()
+    figure.savefig(prefix + ".png", dpi=80)
+    print(f"history.py: wrote {prefix}.png", file=sys.stderr)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["add", "boards", "show", "drift", "export"])
@@ -243,6 +228,7 @@ def main(argv=None):
     parser.add_argument("--ranges", default=ranges.default_path())
     parser.add_argument("--check", action="store_true", help="drift: exit 1 when a drift is named")
     parser.add_argument("--out", help="export: the CSV")
+    parser.add_argument("--plot", metavar="PREFIX", help="show: PREFIX.png, a panel per value (needs matplotlib)")
     args = parser.parse_intermixed_args(argv)
     try:
         store = open_store(args.store)
@@ -266,21 +252,28 @@ def run(store, args):
                     kept += 1
         print(f"history.py: {added} GPU run(s) added, {kept} already there ({store.target})", file=sys.stderr)
         return 0
-    if args.command == "boards":
+    if args.command == "boards":  # the drifting boards first
+        listed = []
         for board, runs, first, last, name in store.rows(
                 "SELECT board, COUNT(*), MIN(time), MAX(time), MAX(gpu_name) FROM runs GROUP BY board ORDER BY board"):
-            verdict = store.rows("SELECT verdict FROM runs WHERE board = ? ORDER BY time DESC, id DESC LIMIT 1",
-                                 (board,))[0][0]
+            last_verdict = store.rows("SELECT verdict FROM runs WHERE board = ? ORDER BY time DESC, id DESC LIMIT 1",
+                                      (board,))[0][0]
             drifting = drifts(store, board)
-            print(f"{board} {name}: {runs} run(s) {first[:10]}..{last[:10]}, last verdict {verdict}"
-                  + (f"; DRIFT: {drifting[0]}" + (f" (+{len(drifting) - 1} more)" if len(drifting) > 1 else "")
-                     if drifting else ""))
+            listed.append((not drifting, f"{board} {name}: {runs} run(s) {first[:10]}..{last[:10]}, last verdict "
+                           f"{last_verdict}" + (f"; DRIFT: {drifting[0]}" + (f" (+{len(drifting) - 1} more)"
+                                                                             if len(drifting) > 1 else "")
+                                                if drifting else "")))
+        for _, line in sorted(listed, key=lambda item: item[0]):
+            print(line)
         return 0
     if not args.args and args.command != "drift":
         raise cli.UsageError(f"history.py {args.command} needs a BOARD (history.py boards lists them)")
     if args.command == "show":
-        for (key, preset), points in sorted(series(store, args.args[0]).items()):
+        data = series(store, args.args[0])
+        for (key, preset), points in sorted(data.items()):
             print(f"{points[0][4] or key} ({points[0][5]}, {preset}): " + ", ".join(f"{p[2]:.4g}" for p in points))
+        if args.plot:
+            plot(data, args.args[0], args.plot)
         return 0
     if args.command == "export":
         if not args.out:
