@@ -76,6 +76,15 @@ class FleetReport(unittest.TestCase):
         self.assertIn("node-2.json]: DRAM read -20.0%", flagged[0])
         self.assertIn("from the fleet's median", flagged[0])
 
+    def test_the_fleet_adds_every_node_to_the_history(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            store = os.path.join(tmp, "history.sqlite")
+            done = report([TWO_H200], "--history", store)
+            again = report([TWO_H200], "--history", store)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("fleet.py: history: 2 GPU run(s) added to", done.stderr)
+        self.assertIn("fleet.py: history: 0 GPU run(s) added to", again.stderr)  # a run is kept once
+
     def test_hosts_that_share_a_name_are_nodes_of_their_own(self):
         with gzip.open(TWO_H200, "rt") as f:
             run = json.load(f)
