@@ -14,6 +14,8 @@ ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, ROOT)
 from analysis import card, links, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
+sys.path.insert(0, HERE)
+import leave_out  # noqa: E402
 
 RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs")
 NO_LIMITS = {"version": 3, "architectures": {}, "skus": {}}
@@ -64,9 +66,8 @@ class Architecture(unittest.TestCase):
     still judges it."""
 
     def table_without_h200(self):
-        table = ranges.load(ranges.RANGES)
-        table["skus"] = {k: v for k, v in table["skus"].items() if "NVIDIA H200" not in v["names"]}
-        return table
+        """No H200 SKU limits, and the architecture's made without this board's runs (leave_out.py)."""
+        return leave_out.limits_without({part_of("x2a-alone-0").context["gpu_uuid"]})
 
     def test_a_healthy_h200_is_normal_by_its_architecture_alone(self):
         table = self.table_without_h200()
@@ -144,7 +145,8 @@ class Links(unittest.TestCase):
         return found
 
     def test_the_node_run_of_two_h200s_has_every_link_normal_and_the_planted_one_slow(self):
-        table = ranges.load(ranges.RANGES)
+        # Link limits made from other hosts' node runs (the 4-H200 hosts), never this host's.
+        table = leave_out.limits_without(leave_out.boards_of(os.path.join(RUNS, "x2a-node-plain.json.gz")))
         for name, slow in (("x2a-node-plain", False), ("x2a-node-link", True)):
             report = report_model.load(os.path.join(RUNS, name + ".json.gz"))
             values = links.link_values(report)
@@ -182,7 +184,7 @@ class MeasuredAgainOnOneGpu(unittest.TestCase):
     def test_only_the_gpu_outside_is_measured_again(self):
         standin = os.path.join(ROOT, "test", "app", "standin_gpubench.py")
         report = report_model.load(os.path.join(RUNS, "x2a-node-gpu.json.gz"))
-        limits = ranges.load(ranges.RANGES)
+        limits = leave_out.limits_without(leave_out.boards_of(os.path.join(RUNS, "x2a-node-gpu.json.gz")))
         judged = verdict.judge_cards([(g, built(p, limits)) for g, p in report.devices()], limits)
         self.assertEqual([s for *_, s, _ in judged], [verdict.NORMAL, verdict.ABNORMAL])
         said = []
