@@ -21,7 +21,7 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, families, links, noise, ranges, verdict  # noqa: E402
+from analysis import cli, families, links, measure_again, noise, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 from analysis.values import default_better, rows_of, size_text  # noqa: E402
 
@@ -408,7 +408,7 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     if rerun and not cut_short and any(status == verdict.ABNORMAL or verdict.near(card.ranges) for _, card, status, _ in judged):
         first = {(gpu, c["key"]): c["value"] for gpu, card, _, _ in judged
                  for c in verdict.outside(card.ranges) + verdict.near(card.ranges)}
-        report = verdict.measure_again(report, judged, rerun, rerun_args, say)
+        report = measure_again.measure_again(report, judged, rerun, rerun_args, say)
         judged = judge_all(report, limits, subset)
         for gpu, card, _, _ in judged:
             for c in card.ranges["checks"]:

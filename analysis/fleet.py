@@ -33,8 +33,6 @@ GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "T
                ("peer copy", "peer.copy_to", 1e-9, "GB/s"))
 
 
-LOWER_IS_BETTER = {"DRAM latency", "L2 latency"}
-
 
 def node_name(path, report):
     """A node is its file (hosts of a fleet may all call themselves "vm"): the file's name, and the host's where it
@@ -95,13 +93,15 @@ def entries(paths, damaged=None, limits=None, subset=False, link_rows=None):
             for gpu, built, status, line in card.judge_all(report, limits, subset):
                 part = built.report
                 by_key = {v["key"]: v["value"] for v in built.values}
+                lower = {column for column, key, _, _ in GPU_COLUMNS
+                         if next((v.get("better") for v in built.values if v["key"] == key), None) == "lower"}
                 by_key["sm_clock"] = float(part.context.get("gpu_sm_clock_mhz_measured") or 0) or None
                 values = {column: (by_key[key] * scale if by_key.get(key) is not None else None)
                           for column, key, scale, _ in GPU_COLUMNS}
                 checks = {c["key"]: c for c in (built.ranges or {}).get("checks", []) if c["inside"] is False}
                 found.append({"node": node, "gpu": gpu if gpu is not None else 0, "file": path,
                               "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks,
-                              "verdict": (status, line), "context": part.context, "card": built})
+                              "verdict": (status, line), "context": part.context, "card": built, "lower": lower})
         else:
             values = {row.short_name: row.get("real_time") for row in report.all_rows if row.ok}
             found.append({"node": node, "gpu": None, "name": "host", "values": values, "ranges": {}, "verdict": None,
@@ -130,7 +130,7 @@ def flag(found, tolerance, limits=None):
                 if allowed is None:
                     sigma = verdict.board_spread(keys_of.get(column, ""), e.get("context", {}), limits) or 0.0
                     allowed = max(verdict.NODE_FLOOR, verdict.NODE_SIGMAS * sigma)
-                worse = -off if column not in LOWER_IS_BETTER else off
+                worse = off if column in e.get("lower", ()) else -off  # each value's direction, as its card says
                 if len(same) >= 3 and worse > allowed:
                     e["flags"][column] = f"{off:+.1%} from the fleet's median {median:.4g} (tolerance {allowed:.1%})"
     keys = {key: column for column, key, _, _ in GPU_COLUMNS}

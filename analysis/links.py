@@ -7,7 +7,7 @@ import statistics
 
 from analysis import ranges
 
-LINK_FLOOR = 0.04  # the least distance from the node's other links that is a fault (the node layer's)
+LINK_FLOOR = ranges.NODE_FLOOR  # the least distance from the node's other links that is a fault (the node layer's)
 # (key, label, field of link_values, better)
 QUANTITIES = (("link.one_way.fraction_of_link", "copy one way", "one_way_fraction", "higher"),
               ("link.both_ways.fraction_of_link", "copy both ways at once", "both_ways_fraction", "higher"),

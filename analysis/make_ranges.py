@@ -150,7 +150,7 @@ def gathered(paths, min_runs, min_machines):
     return parts, boards
 
 
-def make_entry(paths, sku_name, names, source, k=4.0, floor=0.04, min_runs=5, min_machines=3):
+def make_entry(paths, sku_name, names, source, k=4.0, floor=ranges.NODE_FLOOR, min_runs=5, min_machines=3):
     """A SKU's entry of the ranges file, or a UsageError."""
     check_numbers(k, floor, min_runs, min_machines)
     parts, boards = gathered(paths, min_runs, min_machines)
@@ -191,7 +191,7 @@ def link_limits(paths, source, k, floor, min_readings=3):
     return made
 
 
-def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=0.04, min_runs=5, min_machines=3, min_skus=2,
+def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=ranges.NODE_FLOOR, min_runs=5, min_machines=3, min_skus=2,
                     link_runs=()):
     """An architecture's entry: the values its families declare set by the SM or a fraction of the chip's own peak,
     pooled over boards of several SKUs of one compute capability, or a UsageError."""
@@ -229,7 +229,8 @@ def main():
     parser.add_argument("--names", action="append", help="with --sku: the GPU's name exactly as the driver says it")
     parser.add_argument("--source", required=True, help="what the runs were (device, commands, dates)")
     parser.add_argument("--k", type=float, default=4.0, help="robust sigmas from the median to a limit")
-    parser.add_argument("--floor", type=float, default=0.04, help="least distance of a limit, relative to the median")
+    parser.add_argument("--floor", type=float, default=ranges.NODE_FLOOR,
+                        help="least distance of a limit, relative to the median")
     parser.add_argument("--min-runs", type=int, default=5)
     parser.add_argument("--min-machines", type=int, default=3)
     parser.add_argument("--min-skus", type=int, default=2, help="with --arch: SKUs the runs must come from")

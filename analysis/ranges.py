@@ -10,6 +10,8 @@ work are informational.
 import json
 import os
 
+NODE_FLOOR = 0.04  # the least distance from a median that is a fault: the node layer, the links, the limits made
+
 RANGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ranges.json")
 VERSIONS = (3,)
 

@@ -15,10 +15,7 @@ layer has a limit for is not judged; a value a layer expects and the run lacks m
 """
 import json
 import os
-import re
 import statistics
-import subprocess
-import tempfile
 
 from analysis import ranges
 
@@ -31,10 +28,9 @@ WRONG, BUSY, ABNORMAL, INCOMPLETE, NO_LIMITS, NORMAL = (BY_NAME[n]["exit"] for n
                                                         ("wrong", "busy", "abnormal", "incomplete", "no_limits",
                                                          "normal"))
 MISSING = BY_NAME["missing"]["exit"]
-BAD_INPUT = 2
 NAME_OF = {v["exit"]: v["name"] for v in TABLE["verdicts"]}
 
-NODE_FLOOR = 0.04    # the least distance from the node's median that is a fault (make_ranges.py's floor)
+NODE_FLOOR = ranges.NODE_FLOOR  # the least distance from the node's median that is a fault
 NODE_SIGMAS = 4.0
 # Values that say more about the host, the run or the other GPUs than about this GPU: no layer judges them.
 NOT_OF_THE_GPU = ("peer.", "mlp.host.", "energy.", "memory.by_sm.", "bandwidth.stream_read.claimed_vs",
@@ -391,34 +387,3 @@ def node_line(judged, link_lines=()):
     text = f"{NAME_OF[status].replace('_', ' ')}: {len(judged)} GPU(s)" + (": " + "; ".join(named) if named else
                                                                             ", every one normal, every link normal")
     return status, text
-
-
-def measure_again(report, judged, gpubench, args, say):
-    """The report with the rows of every family behind an outside value, on the GPUs where it was outside,
-    replaced by a second measurement (the other GPUs' rows kept as they were)."""
-    from analysis import cli, report as report_model  # here: the card imports this module
-    abnormal = [(gpu, card) for gpu, card, status, _ in judged if status == ABNORMAL or near(card.ranges)]
-    names = sorted({family for _, card in abnormal for c in outside(card.ranges) + near(card.ranges)
-                    for family in card.families_of.get(c["key"], ())})
-    gpus = sorted({gpu for gpu, _ in abnormal if gpu is not None})
-    if not names:
-        return report
-    first = "; ".join(f"{c['label']} {c['value']:.4g}" for _, card in abnormal for c in outside(card.ranges))
-    first += "".join(f"; near its limit: {c['label']} {c['value']:.4g} ({margin(c):.1%} inside, +-{c['precision']:.1%})"
-                     for _, card in abnormal for c in near(card.ranges))
-    pattern = "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
-    say(f"card.py: measuring again: {', '.join(names)}" + (f" on GPU {','.join(map(str, gpus))}" if gpus else "") +
-        f" (outside at first: {first})")
-    device = [f"--gpubench_device={','.join(map(str, gpus))}"] if gpus else []
-    kept_args = [a for a in args if not (device and a.startswith("--gpubench_device"))]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "again.json")
-        done = subprocess.run([gpubench, *kept_args, *device, f"--benchmark_filter={pattern}",
-                               f"--benchmark_out={out}", "--benchmark_out_format=json", "--gpubench_card=none"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if not os.path.exists(out):
-            tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-            say(f"card.py: measuring again failed ({tail[0]}); the first reading stands")
-            return report
-        again = cli.load(out)
-    return report_model.replaced(report, again.all_rows, names, gpus)

@@ -12,7 +12,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, ROOT)
-from analysis import card, links, ranges, verdict  # noqa: E402
+from analysis import card, links, measure_again, ranges, verdict  # noqa: E402
 from analysis import report as report_model  # noqa: E402
 sys.path.insert(0, HERE)
 import leave_out  # noqa: E402
@@ -190,7 +190,7 @@ class MeasuredAgainOnOneGpu(unittest.TestCase):
         said = []
         os.environ["STANDIN_RUN"] = os.path.join(RUNS, "x2a-alone-1.json.gz")
         try:
-            again = verdict.measure_again(report, judged, standin, ["--gpubench_preset=check"], said.append)
+            again = measure_again.measure_again(report, judged, standin, ["--gpubench_preset=check"], said.append)
         finally:
             del os.environ["STANDIN_RUN"]
         self.assertIn("measuring again: SmMap on GPU 1", said[0])
