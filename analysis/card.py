@@ -420,10 +420,10 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
         where = f"GPU {gpu}: " if gpu is not None else ""
         say(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}")
     if len(judged) > 1:
-        _, link_lines = judge_links(report, limits)
-        for line in link_lines:
+        _, link_findings = judge_links(report, limits)
+        for line in map(links.render, link_findings):
             say(f"card.py --check: {line}")
-        status, line = verdict.node_line(judged, link_lines)
+        status, line = verdict.node_line(judged, link_findings)
         say(f"card.py --check: node: {line}")
     else:
         status, line = judged[0][2], judged[0][3]
@@ -469,13 +469,14 @@ NODE_VALUES = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "T
 
 
 def judge_links(report, limits):
-    """(the node's links, one line per slow link or GPU named by its links): analysis/links.py, read once."""
+    """(the node's links, the findings of its slow links and GPUs named by their links): analysis/links.py, read
+    once; links.render says each."""
     values = links.link_values(report)
     checks, named = links.judge(values, links.limits_of(report, limits))
-    return values, links.lines(checks, named)[1]
+    return values, links.findings(checks, named)
 
 
-def node_markdown(report, built, link_values, link_lines):
+def node_markdown(report, built, link_values, link_findings):
     """The node card: the GPUs side by side (a value outside any layer marked), the NVLink matrix, the verdicts."""
     gpus = [gpu for gpu, _ in built]
     lines = [f"# Node card: {len(gpus)} GPUs", "",
@@ -502,9 +503,9 @@ def node_markdown(report, built, link_values, link_lines):
         lines.append("| verdict | " + " | ".join(f"**{verdict.NAME_OF[c.judged[0]]}**" for _, c in built) + " |")
     lines += [""] + links.matrix_markdown(link_values)
     if link_values and all(c.judged for _, c in built):
-        status, line = verdict.node_line([(g, c, *c.judged) for g, c in built], link_lines)
+        status, line = verdict.node_line([(g, c, *c.judged) for g, c in built], link_findings)
         lines += ["## Verdicts", ""] + [f"- GPU {g}: {c.judged[1]}" for g, c in built] + \
-                 [f"- {line}" for line in link_lines] + [f"- **node: {line}**"]
+                 [f"- {links.render(f)}" for f in link_findings] + [f"- **node: {line}**"]
     return "\n".join(lines) + "\n"
 
 
@@ -519,19 +520,19 @@ def write_host_card(report, prefix, plots, cards_by_gpu, limits=None):
         notes.append(note)
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
         values += [v | {"key": f"gpu:{gpu}/{v['key']}", "gpu": gpu} for v in card.values]
-    link_values, link_lines = judge_links(report, limits)
-    link_checks, _ = links.judge(link_values, links.limits_of(report, limits))
-    slow = {tuple(c["link"]) for c in link_checks if c["inside"] is False}
-    markdown = node_markdown(report, built, link_values, link_lines).replace("`card-gpu",
-                                                                            f"`{os.path.basename(prefix)}-gpu")
+    link_values, link_findings = judge_links(report, limits)
+    slow = {tuple(c["link"]) for f in link_findings for c in f.get("checks", ())} | \
+        {tuple(pair) for f in link_findings for pair in f.get("links", ())}
+    markdown = node_markdown(report, built, link_values, link_findings).replace("`card-gpu",
+                                                                               f"`{os.path.basename(prefix)}-gpu")
     document = {"devices": cards, "values": values,
                 "links": [{"from": a, "to": b} | {k: v for k, v in value.items() if k != "boards"} |
                           {"boards": list(value["boards"]), "inside": (a, b) not in slow}
                           for (a, b), value in link_values.items()]}
     if all(card.judged for _, card in built):
-        status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built], link_lines)
+        status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built], link_findings)
         document["verdict"] = {"name": verdict.NAME_OF[status], "exit": status, "action": verdict.action(status),
-                               "line": line, "links": link_lines}
+                               "line": line, "links": [links.render(f) for f in link_findings]}
     with open(prefix + ".md", "w") as f:
         f.write(markdown)
     with open(prefix + ".json", "w") as f:

@@ -100,21 +100,34 @@ def judge(values, limits):
     return checks, named
 
 
-def lines(checks, named):
-    """(worst is abnormal, [one line per link that is not normal, GPUs named first])."""
-    out = []
+def findings(checks, named):
+    """The links that are not normal, as data, GPUs named first: {"gpu": g, "links": [pairs]} for a GPU whose every
+    link is slow (the GPU, not its links), {"link": (a, b), "checks": [checks outside]} for each other slow link."""
+    out = [{"gpu": g, "links": pairs} for g, pairs in sorted(named.items())]
     explained = {pair for pairs in named.values() for pair in pairs}
-    for g, pairs in sorted(named.items()):
-        out.append(f"GPU {g}: every link from or to it is slow ({len(pairs)} links): the GPU, not its links")
     by_link = {}
     for c in checks:
         if c["inside"] is False and c["link"] not in explained:
             by_link.setdefault(c["link"], []).append(c)
-    for (a, b), bad in sorted(by_link.items()):
-        out.append(f"link {a}->{b}: abnormal: " + "; ".join(
-            f"{c['label']} {c['value']:.4g} ({'against the node' if c['layer'] == 'node' else 'architecture limit'}: "
-            f"{'at least' if c['better'] == 'higher' else 'at most'} {c['low'] if c['better'] == 'higher' else c['high']:.4g})"
-            for c in bad))
+    out += [{"link": pair, "checks": bad} for pair, bad in sorted(by_link.items())]
+    return out
+
+
+def render(finding):
+    """One finding's line: "GPU 2: every link from or to it is slow ..." or "link 0->1: abnormal: ..."."""
+    if "gpu" in finding:
+        return (f"GPU {finding['gpu']}: every link from or to it is slow ({len(finding['links'])} links): the GPU, "
+                "not its links")
+    a, b = finding["link"]
+    return f"link {a}->{b}: abnormal: " + "; ".join(
+        f"{c['label']} {c['value']:.4g} ({'against the node' if c['layer'] == 'node' else 'architecture limit'}: "
+        f"{'at least' if c['better'] == 'higher' else 'at most'} {c['low'] if c['better'] == 'higher' else c['high']:.4g})"
+        for c in finding["checks"])
+
+
+def lines(checks, named):
+    """(worst is abnormal, [one line per link that is not normal, GPUs named first])."""
+    out = [render(f) for f in findings(checks, named)]
     return bool(out), out
 
 

@@ -17,7 +17,7 @@ import json
 import os
 import statistics
 
-from analysis import ranges
+from analysis import links, ranges
 
 TABLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verdicts.json")
 with open(TABLE_PATH) as _f:
@@ -376,14 +376,14 @@ def judge_cards(cards, limits, subset=False):
     return judged
 
 
-def node_line(judged, link_lines=()):
+def node_line(judged, link_findings=()):
     """(status, line) of the node: its worst GPU's or link's status, naming each GPU that is not normal by index,
-    UUID and PCI bus id, and each slow link (analysis/links.py)."""
-    status = worst([s for *_, s, _ in judged] + ([ABNORMAL] if link_lines else []))
+    UUID and PCI bus id, and each slow link or GPU of slow links (links.findings: data, never its rendered text)."""
+    status = worst([s for *_, s, _ in judged] + ([ABNORMAL] if link_findings else []))
     named = [f"GPU {gpu if gpu is not None else 0} ({card.context.get('gpu_uuid', '?')[:12]}, "
              f"{card.context.get('gpu_pci_bus_id', '?')}): {NAME_OF[s].replace('_', ' ')}"
              for gpu, card, s, _ in judged if s not in (NORMAL,)]
-    named += [line.split(": abnormal")[0] + ": slow" if line.startswith("link") else line for line in link_lines]
+    named += [f"link {f['link'][0]}->{f['link'][1]}: slow" if "link" in f else links.render(f) for f in link_findings]
     text = f"{NAME_OF[status].replace('_', ' ')}: {len(judged)} GPU(s)" + (": " + "; ".join(named) if named else
                                                                             ", every one normal, every link normal")
     return status, text
