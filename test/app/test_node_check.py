@@ -137,6 +137,21 @@ class Modes(unittest.TestCase):
         import sqlite3
         self.assertEqual(sqlite3.connect(store).execute("SELECT COUNT(*) FROM runs").fetchone()[0], 1)
 
+    def test_the_check_writes_the_textfile(self):
+        textdir = os.path.join(self.tmp, "textfile")
+        os.makedirs(textdir)
+        env = dict(os.environ, GPUBENCH=test_fleet.STANDIN, STANDIN_RUN=test_fleet.CHECK_RUN, NODE_CHECK_DRAIN="0",
+                   NODE_CHECK_TEXTFILE_DIR=textdir, TMPDIR=self.scratch, SLURMD_NODENAME="n7",
+                   NODE_CHECK_EXPECT_GPUS="1")
+        done = subprocess.run(["bash", NODE_CHECK], capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertEqual(os.listdir(textdir), ["gpubench.prom"])
+        with open(os.path.join(textdir, "gpubench.prom")) as f:
+            text = f.read()
+        self.assertIn('gpubench_node_verdict{Hostname="n7",verdict="normal"} 1', text)
+        self.assertRegex(text, r'gpubench_gpu_verdict\{Hostname="n7",gpu="0",UUID="GPU-[0-9a-f-]+",')
+        self.assertEqual(os.listdir(self.scratch), [])  # the run, its card and log went with the folder
+
     def test_bad_settings_are_said(self):
         done = self.check("health", NODE_CHECK_DEADLINE="soon")
         self.assertEqual(done.returncode, 2)
