@@ -306,7 +306,7 @@ def main():
         cli.writable(prefix + ".md", "card")
     status = 0
     if args.check:
-        status, merged, built = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
+        status, merged, built, judged_links = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
         if getattr(merged, "measured_again", None) and len(args.json) == 1:
             keep_measured_again(args.json[0], merged.measured_again)
         target = args.history or os.environ.get("GPUBENCH_HISTORY")
@@ -315,12 +315,12 @@ def main():
             history.keep(target, args.json[0], merged, [(c, c.judged[0]) for _, c in built if c.judged],
                          lambda line: say("card.py: " + line))
     else:
-        built = [(gpu, build(part, limits)) for gpu, part in merged.devices()]
+        built, judged_links = [(gpu, build(part, limits)) for gpu, part in merged.devices()], None
     if write:
         if len(built) == 1:
             _, note = write_card(merged.devices()[0][1], prefix, args.plots, built[0][1])
         else:
-            note, _ = write_host_card(merged, prefix, args.plots, dict(built), limits)
+            note, _ = write_host_card(merged, prefix, args.plots, dict(built), limits, judged_links)
         if note:
             print(f"card.py: {note}", file=sys.stderr)
         print(f"wrote {prefix}.md and {prefix}.json", file=sys.stderr)
@@ -346,7 +346,7 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     """--check: one line per GPU, one for the node where there are several, and a last line with the verdict's
     name, exit and action; the worst status. With `rerun`, the families behind outside values are measured once
     more on the GPUs where they were outside, and the verdict is the second reading's: a value outside twice is
-    a fault. Returns (status, the report judged last, [(gpu, card)])."""
+    a fault. Returns (status, the report judged last, [(gpu, card)], its links judged or None)."""
     judged = judge_all(report, limits, subset)
     cut_short = any(card.cut_short for _, card, _, _ in judged)  # incomplete whatever a second reading says
     if rerun and not cut_short and any(status == verdict.ABNORMAL or verdict.near(card.ranges) for _, card, status, _ in judged):
@@ -363,8 +363,10 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     for gpu, card, status, line in judged:
         where = f"GPU {gpu}: " if gpu is not None else ""
         say(f"card.py --check: {where}{card.context.get('gpu_name')}: {line}")
+    judged_links = None
     if len(judged) > 1:
-        _, link_findings = judge_links(report, limits)
+        judged_links = judge_links(report, limits)
+        link_findings = judged_links[1]
         for line in map(links.render, link_findings):
             say(f"card.py --check: {line}")
         status, line = verdict.node_line(judged, link_findings)
@@ -372,7 +374,7 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     else:
         status, line = judged[0][2], judged[0][3]
     say(f"card.py --check: verdict {verdict.NAME_OF[status]}, exit {status}, {verdict.action(status)}: {line}")
-    return status, report, [(gpu, card) for gpu, card, _, _ in judged]
+    return status, report, [(gpu, card) for gpu, card, _, _ in judged], judged_links
 
 
 def keep_measured_again(path, again):
@@ -420,7 +422,7 @@ def judge_links(report, limits):
     return values, links.findings(checks, named)
 
 
-def node_markdown(report, built, link_values, link_findings):
+def node_markdown(report, built, link_values, link_findings, node):
     """The node card: the GPUs side by side (a value outside any layer marked), the NVLink matrix, the verdicts."""
     gpus = [gpu for gpu, _ in built]
     lines = [f"# Node card: {len(gpus)} GPUs", "",
@@ -446,17 +448,17 @@ def node_markdown(report, built, link_values, link_findings):
     if all(c.judged for _, c in built):
         lines.append("| verdict | " + " | ".join(f"**{verdict.NAME_OF[c.judged[0]]}**" for _, c in built) + " |")
     lines += [""] + links.matrix_markdown(link_values)
-    if link_values and all(c.judged for _, c in built):
-        status, line = verdict.node_line([(g, c, *c.judged) for g, c in built], link_findings)
+    if link_values and node:
         lines += ["## Verdicts", ""] + [f"- GPU {g}: {c.judged[1]}" for g, c in built] + \
-                 [f"- {links.render(f)}" for f in link_findings] + [f"- **node: {line}**"]
+                 [f"- {links.render(f)}" for f in link_findings] + [f"- **node: {node[1]}**"]
     return "\n".join(lines) + "\n"
 
 
-def write_host_card(report, prefix, plots, cards_by_gpu, limits=None):
+def write_host_card(report, prefix, plots, cards_by_gpu, limits=None, judged_links=None):
     """A run over several GPUs: each GPU's card as PREFIX-gpuN.md/.json (and figures), PREFIX.md the node card (the
     GPUs side by side, the NVLink matrix, the verdicts) and PREFIX.json holding every GPU's card and the links, the
-    values' keys as gpu:N/key so that --compare pairs the same GPU's values."""
+    values' keys as gpu:N/key so that --compare pairs the same GPU's values. `judged_links`: judge_links of this
+    report where the check has them already."""
     cards, values, notes, built = [], [], [], []
     for gpu, part in report.devices():
         (card, _), note = write_card(part, f"{prefix}-gpu{gpu}", plots, cards_by_gpu[gpu])
@@ -464,17 +466,19 @@ def write_host_card(report, prefix, plots, cards_by_gpu, limits=None):
         notes.append(note)
         cards.append({"gpu": gpu, "card": os.path.basename(f"{prefix}-gpu{gpu}.json")} | card.to_json())
         values += [v | {"key": f"gpu:{gpu}/{v['key']}", "gpu": gpu} for v in card.values]
-    link_values, link_findings = judge_links(report, limits)
+    link_values, link_findings = judged_links or judge_links(report, limits)
+    node = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built], link_findings) \
+        if all(card.judged for _, card in built) else None
     slow = {tuple(c["link"]) for f in link_findings for c in f.get("checks", ())} | \
         {tuple(pair) for f in link_findings for pair in f.get("links", ())}
-    markdown = node_markdown(report, built, link_values, link_findings).replace("`card-gpu",
+    markdown = node_markdown(report, built, link_values, link_findings, node).replace("`card-gpu",
                                                                                f"`{os.path.basename(prefix)}-gpu")
     document = {"devices": cards, "values": values,
                 "links": [{"from": a, "to": b} | {k: v for k, v in value.items() if k != "boards"} |
                           {"boards": list(value["boards"]), "inside": (a, b) not in slow}
                           for (a, b), value in link_values.items()]}
-    if all(card.judged for _, card in built):
-        status, line = verdict.node_line([(gpu, card, *card.judged) for gpu, card in built], link_findings)
+    if node:
+        status, line = node
         document["verdict"] = {"name": verdict.NAME_OF[status], "exit": status, "action": verdict.action(status),
                                "line": line, "links": [links.render(f) for f in link_findings]}
     with open(prefix + ".md", "w") as f:
