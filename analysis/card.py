@@ -8,10 +8,10 @@ that failed with the values they would have fed.
     card.py run.json --check                                      is each GPU (and the node) normal?
 
 gpubench runs this at the end of a run written with --benchmark_out (PREFIX defaults to FILE.card).
-The rules are the family modules of analysis/families/, one per family; this script assembles and
+The rules are the family modules of analysis/cards/families/, one per family; this script assembles and
 renders what they yield. With --check each GPU's values are judged in layers (architecture, SKU, node, its own
-SMs: analysis/verdict.py) and the card carries the verdict. Exit status: 0 (with --check: normal); 1 two cards
-disagree (--compare); 2 bad input; with --check the verdict's (analysis/verdicts.json): {EXITS}.
+SMs: analysis/verdict/judge.py) and the card carries the verdict. Exit status: 0 (with --check: normal); 1 two cards
+disagree (--compare); 2 bad input; with --check the verdict's (analysis/verdict/verdicts.json): {EXITS}.
 docs/verdicts.md says how the limits are made and calibrated.
 """
 import argparse
@@ -21,9 +21,16 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card_diff, cli, families, links, measure_again, noise, ranges, verdict  # noqa: E402
-from analysis import report as report_model  # noqa: E402
-from analysis.values import default_better, rows_of, size_text  # noqa: E402
+from analysis.comparing import card_diff  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.cards import families  # noqa: E402
+from analysis.verdict import links  # noqa: E402
+from analysis.running import measure_again  # noqa: E402
+from analysis.cards import noise  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
+from analysis.model.values import default_better, rows_of, size_text  # noqa: E402
 
 NOT_MEASURED = "not measured"
 FAILED_SECTION = "Rows that failed"
@@ -57,7 +64,7 @@ class Card:
     def __init__(self, report):
         self.report = report
         self.context = report.context
-        self.ranges = None  # every layer's checks of the values (analysis/verdict.py)
+        self.ranges = None  # every layer's checks of the values (analysis/verdict/judge.py)
         self.limits = None  # the reference limits (None: none; the tools load them, from --ranges or GPUBENCH_RANGES)
         self.judged = None  # (status, line) once the verdict was given
         self.values = []
@@ -244,7 +251,7 @@ def write_plots(report, prefix):
                 f"({sys.executable}; Debian: `apt-get install python3-matplotlib`, or give gpubench "
                 "--gpubench_python=PATH), then run "
                 f"`{sys.executable} {os.path.abspath(__file__)} RUN.json --out {prefix} --plots`.")
-    from analysis import plots
+    from analysis.cards import plots
     device = report.context.get("gpu_name", "GPU")
     wrote = []
     for make, suffix in plots.FIGURES:
@@ -415,7 +422,7 @@ NODE_VALUES = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "T
 
 
 def judge_links(report, limits):
-    """(the node's links, the findings of its slow links and GPUs named by their links): analysis/links.py, read
+    """(the node's links, the findings of its slow links and GPUs named by their links): analysis/verdict/links.py, read
     once; links.render says each."""
     values = links.link_values(report)
     checks, named = links.judge(values, links.limits_of(report, limits))

@@ -2,7 +2,7 @@
 """Summary of gpubench's pointer-chase experiments, as Markdown, from one or more gpubench JSON files:
 
 - memory levels of the cached chase (128-byte stride): latency in cycles and ns, capacity bounds, and
-  the spread of each level's latency over repetitions (levels by analysis/levels.py's staircase rule);
+  the spread of each level's latency over repetitions (levels by analysis/model/levels.py's staircase rule);
 - shared-memory chase latency; L2-only and volatile paths at the smallest and largest sets;
 - TLB reach (2 MiB page strides) and the L1 edge under each L1/shared carveout (same rule);
 - MemoryParallelism: bandwidth per chains x warps, the best against the stream copy's bandwidth.
@@ -15,9 +15,10 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, levels  # noqa: E402
-from analysis.families import memory_parallelism, memory_parallelism_cpu, pointer_chase, stream  # noqa: E402
-from analysis.values import MIB, mean_rows, size_text  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.model import levels  # noqa: E402
+from analysis.cards.families import memory_parallelism, memory_parallelism_cpu, pointer_chase, stream  # noqa: E402
+from analysis.model.values import MIB, mean_rows, size_text  # noqa: E402
 
 
 def print_levels(title, levels, capacity_word="capacity"):

@@ -7,14 +7,14 @@ the noise: slower, faster, same or ambiguous.
 
 What is judged: each row's result quantities (the row names them, with the direction that is better: e.g.
 bytes_per_second higher, cycles_per_load lower) whose family declares their class of measurement
-(analysis/noise.py), and the counters the catalog calls fixed that runs of identical code on several boards and
+(analysis/cards/noise.py), and the counters the catalog calls fixed that runs of identical code on several boards and
 SKUs proved fixed (instructions, conflicts, bytes: any change is a change of the code). A row with no declared
 result is not judged by its raw time. Diagnostics (a bandwidth kernel's block-0 clock64 span, DRAM bytes of a
 row whose data sits in L2, hit rates, counters not proven fixed, host rows) are shown with --diagnostics, never
 judged.
 
 A change is judged against the class's calibrated floor in this scope (run to run when both runs are of one board,
-by gpu_uuid; board to board otherwise: analysis/noise_model.json, which holds on any GPU). Rows measured under the
+by gpu_uuid; board to board otherwise: analysis/cards/noise_model.json, which holds on any GPU). Rows measured under the
 stopping rule carry intervals: beyond the floor by more than both intervals, slower or faster; within it by more
 than them, same; else ambiguous, with the launches that would decide it. A side far noisier than its class and the
 other side is "noisier", a finding of its own. Runs of fixed effort: the floor or K times each side's own spread
@@ -33,11 +33,12 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli, noise  # noqa: E402
-from analysis.comparison import (CLOCK_TOLERANCE, GPU_SUFFIX, Side, compare_rows, host_row, judge,  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.cards import noise  # noqa: E402
+from analysis.comparing.comparison import (CLOCK_TOLERANCE, GPU_SUFFIX, Side, compare_rows, host_row, judge,  # noqa: E402
                                  load, sides_of)
 
-# Built here from analysis/comparison.py's data, rendered here; the names other scripts read are these.
+# Built here from analysis/comparing/comparison.py's data, rendered here; the names other scripts read are these.
 __all__ = ["CLOCK_TOLERANCE", "Side", "compare_rows", "host_row", "judge", "load", "render", "run_compare", "sides_of"]
 
 CONTEXT_KEYS = [("GPU", "gpu_name"), ("board", "gpu_uuid"), ("SM clock (MHz, measured)", "gpu_sm_clock_mhz_measured"),

@@ -6,7 +6,7 @@ file is listed and the other nodes are still reported.
 
     fleet.py DIR/*.json [--out PREFIX] [--tolerance FRACTION] [--check] [--subset] [--ranges FILE]
 
-GPU runs: the card's headline values per GPU, each GPU's verdict (analysis/verdict.py: its architecture's and
+GPU runs: the card's headline values per GPU, each GPU's verdict (analysis/verdict/judge.py: its architecture's and
 SKU's limits, its node's other GPUs, its own SMs, busy), and each value against the fleet's median of its GPU
 name, flagged past the value's measured board-to-board spread (4 robust sigmas, at least 4%; --tolerance sets
 one fraction for all). Runs without a GPU (host rows only, e.g. PointerChaseCPU on a CPU partition): each host
@@ -20,7 +20,11 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card, cli, links, ranges, verdict  # noqa: E402
+from analysis import card  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.verdict import links  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.verdict import judge as verdict  # noqa: E402
 
 # (column, card key, scale, unit): what tells a slow HBM stack, a degraded link or a throttled SM apart.
 GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),

@@ -11,7 +11,7 @@ STORE: a SQLite file (the default: $GPUBENCH_HISTORY, else gpubench-history.sqli
 (postgresql://...; Debian's python3-psycopg) for a fleet whose nodes share one. A run is stored once (its board,
 host, date and preset are its key); writers at once (a node's GPUs, a fleet's nodes) each add theirs.
 
-Drift (analysis/drift.py): a value that moved beyond its noise and stayed there, "DRAM read -3.8% since 2026-11-20,
+Drift (analysis/store/drift.py): a value that moved beyond its noise and stayed there, "DRAM read -3.8% since 2026-11-20,
 a change at run 14". Exit: 0; 1 with --check when a drift is named; 2 bad input or a store that cannot be used
 (said in one line).
 """
@@ -24,8 +24,11 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card, cli, ranges, verdict  # noqa: E402
-from analysis.drift import GRID_UNITS, change  # noqa: E402
+from analysis import card  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.store.drift import GRID_UNITS, change  # noqa: E402
 
 SCHEMA = 1
 DEFAULT = "gpubench-history.sqlite"

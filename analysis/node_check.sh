@@ -27,7 +27,7 @@
 #   NODE_CHECK_PRESET    default check
 #   GPUBENCH             the binary (default: gpubench on PATH, else the one installed beside this script)
 #   SLURMD_NODENAME      the node's Slurm name (default: hostname -s)
-# Exit status (health): gpubench's (the verdict's: analysis/verdicts.json), 2 when gpubench is missing.
+# Exit status (health): gpubench's (the verdict's: analysis/verdict/verdicts.json), 2 when gpubench is missing.
 set -uo pipefail
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 mode=${NODE_CHECK_MODE:-health}

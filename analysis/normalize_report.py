@@ -14,7 +14,7 @@ from collections import defaultdict
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli  # noqa: E402
+from analysis.model import cli  # noqa: E402
 
 
 def bar(percent, width=20):

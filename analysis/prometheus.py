@@ -17,12 +17,12 @@ import time
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli  # noqa: E402
-from analysis import report as report_model  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 HELP = {
     "gpubench_gpu_verdict": "the check's verdict of the GPU (1 on the series of its verdict)",
-    "gpubench_gpu_verdict_exit": "the exit status of the GPU's verdict (analysis/verdicts.json)",
+    "gpubench_gpu_verdict_exit": "the exit status of the GPU's verdict (analysis/verdict/verdicts.json)",
     "gpubench_gpu_value": "a value of the GPU that a limit judged, in its unit",
     "gpubench_gpu_value_inside": "1 when the value is within its limit, 0 when outside",
     "gpubench_link_one_way_bytes_per_second": "an NVLink pair's copy rate one way, from GPU to GPU",

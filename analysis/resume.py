@@ -16,8 +16,8 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli  # noqa: E402
-from analysis import report as report_model  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 # Characters special to the extended regular expressions Google Benchmark matches names with.
 REGEX_SPECIAL = re.compile(r"([.\[\]{}()\\*+?^$|])")

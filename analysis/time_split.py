@@ -13,8 +13,8 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import cli  # noqa: E402
-from analysis import report as report_model  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 

@@ -41,7 +41,7 @@ namespace {
 
 void print_help() {
   std::fputs(gpubench::options_usage().c_str(), stdout);
-  std::fputs("\nExit status (analysis/verdicts.json):\n", stdout);
+  std::fputs("\nExit status (analysis/verdict/verdicts.json):\n", stdout);
   for (const auto& status : gpubench::app::kgpubench_exits) std::printf("  %d  %s\n", status.code, status.meaning);
   for (const auto& status : gpubench::app::kverdicts_exits)
     std::printf("  %d  with --gpubench_verdict: %s (%s the node)\n", status.code, status.meaning, status.action);
@@ -322,7 +322,7 @@ std::vector<std::string> rerun_args(const std::vector<std::string>& original) {
   return kept;
 }
 
-// card.py --check exits with the verdict's own status (analysis/verdicts.json); anything else is no verdict.
+// card.py --check exits with the verdict's own status (analysis/verdict/verdicts.json); anything else is no verdict.
 int verdict_exit(int check_status) {
   for (const auto& status : gpubench::app::kverdicts_exits)
     if (status.code == check_status) return check_status;
@@ -336,7 +336,7 @@ struct Outcome {
   int signal = 0;
 };
 
-// Exit status: the table of analysis/verdicts.json (gpubench --help): 0 all ran; 1 no GPU; 2 bad command line;
+// Exit status: the table of analysis/verdict/verdicts.json (gpubench --help): 0 all ran; 1 no GPU; 2 bad command line;
 // 3 a benchmark failed; 4 the card asked for could not be made; 8 a result verified in the run was wrong;
 // 128+signal interrupted. With --gpubench_verdict: the verdict's.
 int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::string& binary,

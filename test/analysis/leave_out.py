@@ -9,7 +9,9 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, ROOT)
-from analysis import cli, make_ranges, ranges  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.tables import make_ranges  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "docs", "results")
 CALIBRATION = [os.path.join(RESULTS, d, "runs") for d in ("2026-11-25-verdicts", "2026-11-25-checks",

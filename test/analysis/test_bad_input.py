@@ -17,8 +17,8 @@ SCRIPTS = {  # script: arguments after the input
     "card.py": [],
     "chase_summary.py": [],
     "normalize_report.py": [],
-    "levels.py": [],
-    "plots.py": [],
+    "model/levels.py": [],
+    "cards/plots.py": [],
     "time_split.py": [],
     "resume.py": [],
 }
@@ -80,7 +80,7 @@ class BadInput(unittest.TestCase):
     def test_outputs_in_a_missing_folder_are_refused(self):
         missing = os.path.join(self.tmp.name, "no", "such", "card")
         self.assert_one_line(run("card.py", GOOD, "--out", missing), "does not exist", "card.py --out")
-        self.assert_one_line(run("plots.py", GOOD, "-o", missing + ".png"), "does not exist", "plots.py -o")
+        self.assert_one_line(run("cards/plots.py", GOOD, "-o", missing + ".png"), "does not exist", "plots.py -o")
 
     def test_invalid_filter_regex(self):
         self.assert_one_line(run("compare.py", GOOD, GOOD, "--filter", "x("), "--filter: invalid regular expression",

@@ -16,9 +16,12 @@ ROOT = os.path.join(HERE, "..", "..")
 FIXTURES = os.path.join(HERE, "..", "fixtures")
 CARD = os.path.join(ROOT, "analysis", "card.py")
 sys.path.insert(0, ROOT)
-from analysis import card, make_ranges, ranges, verdict  # noqa: E402
-from analysis import report as report_model  # noqa: E402
-from analysis.families import register_bank_conflict, tensor_core  # noqa: E402
+from analysis import card  # noqa: E402
+from analysis.tables import make_ranges  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
+from analysis.cards.families import register_bank_conflict, tensor_core  # noqa: E402
 
 
 def fixture(name):
@@ -94,7 +97,7 @@ class CardOnDeviceJson(unittest.TestCase):
 
     def test_the_latency_figure_labels_the_levels_as_the_card_states_them(self):
         """The figure once labelled L1 "41 cycles" (the indexed chase) where the card says 32.0 (load-to-use)."""
-        from analysis import plots
+        from analysis.cards import plots
         report = load(H100_SUITE)
         got = values(report)
         labels = dict((text.split(" ")[0], text) for _, text in plots.level_labels(report))
@@ -982,7 +985,7 @@ class MeasuredAgain(unittest.TestCase):
 
 class MakeRanges(unittest.TestCase):
     """make_ranges.py refuses what cannot make a SKU's limits, each with one line and exit 2."""
-    MAKE = os.path.join(ROOT, "analysis", "make_ranges.py")
+    MAKE = os.path.join(ROOT, "analysis", "tables", "make_ranges.py")
     RUNS = sorted(os.path.join(SkuCheck.RUNS, f) for f in os.listdir(SkuCheck.RUNS)
                   if f.startswith("h100") and "planted" not in f)
 

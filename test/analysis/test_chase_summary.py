@@ -11,9 +11,9 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from analysis import chase_summary  # noqa: E402
-from analysis.families import cache_bandwidth, memory_parallelism, memory_parallelism_cpu  # noqa: E402
-from analysis.families import pointer_chase, stream  # noqa: E402
-from analysis.report import from_dict  # noqa: E402
+from analysis.cards.families import cache_bandwidth, memory_parallelism, memory_parallelism_cpu  # noqa: E402
+from analysis.cards.families import pointer_chase, stream  # noqa: E402
+from analysis.model.report import from_dict  # noqa: E402
 
 KIB = 1024
 MIB = 1024 * KIB

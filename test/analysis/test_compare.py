@@ -258,7 +258,7 @@ class Compare(unittest.TestCase):
         """Back to back on one H200 (docs/results/2026-11-26-verdicts), judged by a noise model made from the other
         runs only (H100s and other H200 boards): nothing slower, faster or changed."""
         sys.path.insert(0, ROOT)
-        from analysis import make_noise
+        from analysis.tables import make_noise
         new = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs")
         others = [os.path.join(new, f) for f in ("x2a-alone-0.json.gz", "x2a-alone-1.json.gz", "x2a-node-plain.json.gz",
                                                  "h100a-check-1.json.gz", "h100a-check-2.json.gz")]
@@ -286,7 +286,8 @@ class Compare(unittest.TestCase):
 
     def test_the_noise_model_holds_every_class_a_family_declares(self):
         sys.path.insert(0, ROOT)
-        from analysis import families, noise
+        from analysis.cards import families
+        from analysis.cards import noise
         model = noise.load()
         declared = {cls for m in families.modules() for cls in getattr(m, "NOISE", {}).values()}
         self.assertTrue(declared <= set(noise.CLASSES), declared - set(noise.CLASSES))
@@ -383,7 +384,8 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         sys.path.insert(0, ROOT)
-        from analysis import make_noise, noise
+        from analysis.tables import make_noise
+        from analysis.cards import noise
         cls.noise = noise
         model = noise.load()
         for entry in model["classes"].values():  # the shipped rule fields were made from both boards: out
@@ -396,7 +398,7 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
 
     def test_identical_code_on_the_h200_is_never_slower_faster_or_noisier(self):
         from analysis import compare
-        report = sys.modules["analysis.report"]
+        report = sys.modules["analysis.model.report"]
         verdicts = {}
         for a, b in itertools.combinations(self.h200, 2):
             loaded = report.load(a)
@@ -411,7 +413,7 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
 
     def test_a_planted_five_percent_is_slower_on_almost_every_h200_result(self):
         from analysis import compare
-        report = sys.modules["analysis.report"]
+        report = sys.modules["analysis.model.report"]
         before, after = (report.read_json(path) for path in self.h200[:2])
         for raw in after["benchmarks"]:
             row = report.Row(raw)
@@ -427,7 +429,7 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
         self.assertGreater(verdicts.count("slower") / len(verdicts), 0.8, collections.Counter(verdicts))
 
     def test_about_five_percent_of_the_h200s_values_fall_outside_the_stated_precision(self):
-        report = sys.modules["analysis.report"]
+        report = sys.modules["analysis.model.report"]
         runs = []
         for path in self.h200:
             loaded = report.load(path)

@@ -18,7 +18,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, ROOT)
-from analysis import report as report_model  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
 # Fields Google Benchmark writes into every row, and the report model's own attributes.
@@ -137,9 +137,10 @@ def problems(paths, registered, catalog):
     return found
 
 
-MODULES = sorted(glob.glob(os.path.join(ROOT, "analysis", "families", "*.py")) +
-                 [os.path.join(ROOT, "analysis", name) for name in ("levels.py", "chase_summary.py", "plots.py",
-                                                                   "normalize_report.py", "physics.py")])
+MODULES = sorted(glob.glob(os.path.join(ROOT, "analysis", "cards", "families", "*.py")) +
+                 [os.path.join(ROOT, "analysis", name) for name in ("model/levels.py", "chase_summary.py",
+                                                                   "cards/plots.py", "normalize_report.py",
+                                                                   "cards/physics.py")])
 
 
 @unittest.skipIf(GPUBENCH is None, "needs the gpubench binary (it lists the rows and the catalog without a GPU)")
@@ -152,8 +153,8 @@ class Contract(unittest.TestCase):
         self.assertEqual(problems(MODULES, self.registered, self.catalog), [])
 
     def planted(self, module, right, typos):
-        """Each (typo, expected) planted in place of `right` in analysis/families/<module>: the contract says so."""
-        with open(os.path.join(ROOT, "analysis", "families", module)) as f:
+        """Each (typo, expected) planted in place of `right` in analysis/cards/families/<module>: the contract says so."""
+        with open(os.path.join(ROOT, "analysis", "cards", "families", module)) as f:
             text = f.read()
         self.assertIn(right, text)
         with tempfile.TemporaryDirectory() as tmp:

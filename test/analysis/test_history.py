@@ -20,7 +20,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, ROOT)
-from analysis import history, ranges  # noqa: E402
+from analysis import history  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "test", "validation"))
 import history_planted  # noqa: E402
 

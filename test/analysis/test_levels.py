@@ -5,8 +5,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from analysis import levels as latency_levels  # noqa: E402
-from analysis.report import from_dict  # noqa: E402
+from analysis.model import levels as latency_levels  # noqa: E402
+from analysis.model.report import from_dict  # noqa: E402
 
 KIB = 1024
 MIB = 1024 * KIB

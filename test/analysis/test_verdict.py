@@ -12,8 +12,12 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, ROOT)
-from analysis import card, links, measure_again, ranges, verdict  # noqa: E402
-from analysis import report as report_model  # noqa: E402
+from analysis import card  # noqa: E402
+from analysis.verdict import links  # noqa: E402
+from analysis.running import measure_again  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 sys.path.insert(0, HERE)
 import leave_out  # noqa: E402
 

@@ -46,7 +46,7 @@ def main():
         if check:  # the verdict's lines and exit status, as gpubench --gpubench_verdict gives them
             sys.stderr.write(done.stderr)
             sys.path.insert(0, ROOT)
-            from analysis import verdict
+            from analysis.verdict import judge as verdict
             return done.returncode if done.returncode in verdict.NAME_OF else 4
         done.check_returncode()
     return 0

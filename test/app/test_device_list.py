@@ -18,10 +18,10 @@ def listed(*flags):
 
 class ExitStatuses(unittest.TestCase):
     def test_help_lists_the_one_table_of_verdicts(self):
-        """gpubench's exit statuses come from analysis/verdicts.json, written into it at build time."""
+        """gpubench's exit statuses come from analysis/verdict/verdicts.json, written into it at build time."""
         import json
         import os
-        table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "analysis", "verdicts.json")
+        table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "analysis", "verdict", "verdicts.json")
         with open(table) as f:
             verdicts = json.load(f)["verdicts"]
         done = subprocess.run([GPUBENCH, "--help"], capture_output=True, text=True, timeout=60)

@@ -29,7 +29,7 @@ class InstalledTree(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_the_installed_card_checks_a_run_against_the_installed_limits(self):
-        self.assertTrue(os.path.isfile(os.path.join(self.analysis, "reference_ranges.json")))
+        self.assertTrue(os.path.isfile(os.path.join(self.analysis, "verdict", "reference_ranges.json")))
         out = os.path.join(self.tmp.name, "card")
         done = subprocess.run([sys.executable, os.path.join(self.analysis, "card.py"), RUN, "--out", out, "--check"],
                               capture_output=True, text=True, cwd=self.tmp.name)

@@ -17,7 +17,7 @@ GPUBENCH = sys.argv.pop(1) if len(sys.argv) > 1 else "gpubench"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 RESUME = os.path.join(ROOT, "analysis", "resume.py")
 sys.path.insert(0, ROOT)
-from analysis import report as report_model  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 
 def read_console(console, finished_row):

@@ -18,9 +18,9 @@ import sys
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from analysis import loop_rules  # noqa: E402
+from analysis.cards import loop_rules  # noqa: E402
 
-# Each family's rules live in its analysis module (analysis/loop_rules.py says how).
+# Each family's rules live in its analysis module (analysis/cards/loop_rules.py says how).
 RULES, NEGATIVE = loop_rules.collect()
 
 

@@ -18,8 +18,13 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, ROOT)
-from analysis import card, compare, make_noise, make_ranges, noise, ranges, verdict  # noqa: E402
-from analysis import report as report_model  # noqa: E402
+from analysis import card, compare  # noqa: E402
+from analysis.tables import make_noise  # noqa: E402
+from analysis.tables import make_ranges  # noqa: E402
+from analysis.cards import noise  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 LATENCY = ("cycles_per_load", "ns_per_load", "median_over_sms", "min_over_sms", "max_over_sms")
 RATE = ("bytes_per_second", "fraction_of_peak", "bytes_per_clock_per_sm", "tensor_tops", "tensor_ops_per_clock_per_sm",

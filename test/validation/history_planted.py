@@ -13,8 +13,9 @@ import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
-from analysis import history, ranges  # noqa: E402
-from analysis import report as report_model  # noqa: E402
+from analysis import history  # noqa: E402
+from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 DRAM_READ = "bandwidth.stream_read.bytes_per_second"
 

@@ -25,8 +25,9 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
-from analysis import compare, noise  # noqa: E402
-from analysis import report as report_model  # noqa: E402
+from analysis import compare  # noqa: E402
+from analysis.cards import noise  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
 
 
 def results(path, model=None):
@@ -163,7 +164,7 @@ def without_rule_fields(model):
 
 def leave_one_board_out(paths, model):
     """For each board: the rule fields made from the other boards' runs alone, judging that board's check runs."""
-    from analysis import make_noise
+    from analysis.tables import make_noise
     by_board = {}
     for path in paths:
         context = report_model.read_json(path)["context"]

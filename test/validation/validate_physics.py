@@ -3,7 +3,7 @@
 this catches a broken experiment (a merged branch, an optimized-away chain), not a slow GPU.
 
 Runs gpubench (or reads a JSON it wrote) and checks each family present: the checks are each family module's
-`physics` (analysis/families/, found as the card's rules are; analysis/physics.py). Exit 0 all pass, 1 a check
+`physics` (analysis/cards/families/, found as the card's rules are; analysis/cards/physics.py). Exit 0 all pass, 1 a check
 failed, 77 no GPU (skipped)."""
 import argparse
 import os
@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from analysis import cli, physics  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.cards import physics  # noqa: E402
 
 SKIP = 77
 

@@ -1,0 +1,28 @@
+"""Normalize: the seed homework's kernels at d_l 8, g 8: instructions per element and their best time
+(docs/experiments/normalize.md)."""
+from analysis.model.values import Value
+
+FAMILIES = ("Normalize",)
+# compare.py's class of measurement of each result (analysis/cards/noise.py): which calibrated noise applies.
+NOISE = {"bytes_per_second": "dram_bandwidth"}
+
+ORDER = 80
+SECTION = "A kernel under the microscope: Normalize"
+VARIANTS = [("Normalize/base", {"dl": 8}, "base (a thread per vector)", "base"),
+            ("Normalize/grouped", {"dl": 8, "g": 8, "u": 1}, "grouped, g 8", "u1"),
+            ("Normalize/grouped", {"dl": 8, "g": 8, "u": 2}, "grouped, g 8, unrolled 2", "u2"),
+            ("Normalize/grouped", {"dl": 8, "g": 8, "u": 4}, "grouped, g 8, unrolled 4", "u4")]
+
+
+def card(report):
+    for registered, args, label, key in VARIANTS:
+        rows = report.rows(registered, "insn_per_element", **args)
+        if not rows:
+            yield Value.missing(f"normalize.{key}.insn_per_element", SECTION, label, "instructions per element")
+            continue
+        fastest = min(rows, key=lambda r: float(r["real_time"]))
+        yield Value(f"normalize.{key}.insn_per_element", SECTION, label, float(fastest["insn_per_element"]),
+                    "instructions per element", fastest.short_name,
+                    f"{float(fastest['insn_per_element']):.1f} instructions per element; fastest at "
+                    f"{int(fastest.args['warps'])} warps per block, {float(fastest['real_time']) / 1e3:.1f} us",
+                    set_by="sm")  # the compiler's instructions for the architecture

@@ -1,0 +1,155 @@
+"""compare.py's noise: every result a row reports belongs to a class of measurement that its family declares
+(`NOISE` in its module of analysis/cards/families/: {quantity: class}, or a function `noise_class(row, quantity)`), and
+each class has two calibrated floors, run to run on one board and board to board, that hold on any GPU
+(analysis/cards/noise_model.json, made by make_noise.py from runs of identical code on several boards of more than one
+SKU). A result whose family declares no class for it is shown, never judged; so is a host row's.
+"""
+import json
+import os
+
+from analysis.cards import families
+
+MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "noise_model.json")
+SAME_BOARD, CROSS_BOARD = "same_board", "cross_board"
+
+CLASSES = {
+    "sm_clocks": "a latency or rate inside the SM counted in its clocks: a dependent chain, a pipe's or tensor "
+                 "core's issue rate, a fraction of a pipe's peak, shared-memory and DSMEM loads",
+    "sm_time": "the same in nanoseconds or per second: it moves with the SM clock",
+    "sm_placement": "a latency between two SMs of a cluster: which SMs the hardware paired sets it, board by board",
+    "memory_latency": "a load-to-use chase through the caches, DRAM or a peer's memory, on a plateau",
+    "capacity_edge": "a chase at a point chosen on either side of a capacity edge (TLB reach, the L1 under a "
+                     "carveout): where pages land moves it",
+    "cache_bandwidth": "a stream from L1 or L2",
+    "dram_bandwidth": "a stream from or to DRAM (or a working set that spills to it)",
+    "link_bandwidth": "a copy to or from another GPU",
+    "launch_time": "the time of a whole short kernel, its launch included",
+    "short_launch": "a bandwidth timed by events over launches shorter than SHORT_LAUNCH_US: the launch's own "
+                    "overheads, and the host's, are percents of it",
+    "host": "a host row: the CPU and its memory, shared with whatever else runs there",
+}
+SHORT_LAUNCH_US = 50.0
+TIMED_BY_EVENTS = ("dram_bandwidth", "cache_bandwidth", "link_bandwidth")
+NOT_JUDGED = {"host": "host rows: a shared host moves them by tens of percent between runs (shown, never judged)"}
+
+
+def load(path=MODEL):
+    with open(path) as f:
+        model = json.load(f)
+    unknown = set(model.get("classes", {})) - set(CLASSES)
+    if unknown:
+        raise ValueError(f"{path}: classes {', '.join(sorted(unknown))} are not declared in analysis/cards/noise.py")
+    return model
+
+
+_DECLARED = None
+
+
+def declarations():
+    """{family: module} of every family module."""
+    global _DECLARED
+    if _DECLARED is None:
+        _DECLARED = {family: module for module in families.modules() for family in module.FAMILIES}
+    return _DECLARED
+
+
+TIME_SCALE_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+
+
+def launch_us(row):
+    """A row's time per iteration in microseconds (one timed launch), or None."""
+    try:
+        return float(row["real_time"]) * TIME_SCALE_US.get(row.get("time_unit", "ns"), 1e-3)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def class_of(row, quantity, context=None):
+    """The declared class of a row's result quantity, or None (not judged). A family may decide by the row and the
+    GPU's context (`noise_class(row, quantity, context)`: a set at a capacity edge of this chip); a bandwidth timed
+    over launches shorter than SHORT_LAUNCH_US is a short launch's, whatever its family."""
+    module = declarations().get(row.family)
+    if module is None:
+        return None
+    found = module.noise_class(row, quantity, context or {}) if hasattr(module, "noise_class") else None
+    found = found or getattr(module, "NOISE", {}).get(quantity)
+    if found in TIMED_BY_EVENTS:
+        us = launch_us(row)
+        if us is not None and us < SHORT_LAUNCH_US:
+            return "short_launch"
+    return found
+
+
+def at_an_edge(size, context, l1=(0.75, 1.5), l2=(0.4, 1.25)):
+    """Whether a working set of `size` bytes lies near a capacity edge of this chip, where placement moves a
+    reading: within the window `l1` of its L1 (shared memory per SM as its measure) or `l2` of its L2 (fractions of
+    each; None: that edge is not the family's). The defaults span a chase's edges: the L1's, the near L2 partition's
+    (half the L2) and the L2's."""
+    try:
+        l1_bytes = float(context.get("gpu_shared_memory_per_sm_bytes") or 0)
+        l2_bytes = float(context.get("gpu_l2_bytes") or 0)
+    except (TypeError, ValueError):
+        return False
+    return bool((l1 and l1_bytes and l1[0] * l1_bytes <= size <= l1[1] * l1_bytes) or
+                (l2 and l2_bytes and l2[0] * l2_bytes <= size <= l2[1] * l2_bytes))
+
+
+def scope(uuid_before, uuid_after):
+    """Run to run on one board, or board to board (also when a run does not say its board)."""
+    return SAME_BOARD if uuid_before and uuid_before == uuid_after else CROSS_BOARD
+
+
+ROW_FLOORS = "row_rule_floors"  # a result's own floor where it moves more than its class (make_noise.py --rule)
+ROW_FLOORS_CROSS = "row_rule_floors_cross_board"  # the same, board to board
+ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration runs, where above KNOWN_WIDTH_LEAST
+KNOWN_WIDTH_LEAST = 0.005
+
+
+def known_width(model, result):
+    """The widest relative interval `result` ("row quantity") had in the rule runs the model was made from, 0 when
+    it stayed within KNOWN_WIDTH_LEAST or was not among them."""
+    return model.get(ROW_WIDTHS, {}).get(result, 0.0)
+
+
+def floor(model, cls, where, rule=False, result=None):
+    """The class's calibrated floor in this scope, or None when the model has none (the result is not judged).
+    `rule`: both runs measured under the stopping rule, whose shorter runs move more from run to run (floors made
+    from such runs, `<scope>_rule`; board to board at least the fixed-effort floor, made from more boards than the
+    rule runs had). `result` ("row quantity", without /gpu:N): a result that moved more than its class in the
+    calibration runs keeps its own wider floor."""
+    entry = model.get("classes", {}).get(cls)
+    if not entry:
+        return None
+    fixed = entry.get(where)
+    ruled = entry.get(f"{where}_rule", entry.get(f"{SAME_BOARD}_rule") if where == CROSS_BOARD else None)
+    if not rule or ruled is None or fixed is None:
+        return fixed
+    own = model.get(ROW_FLOORS, {}).get(result, 0.0) if result else 0.0
+    if where != CROSS_BOARD:
+        return max(ruled, own)
+    own_across = model.get(ROW_FLOORS_CROSS, {}).get(result, 0.0) if result else 0.0
+    return max(fixed, ruled, own, own_across)
+
+
+Z95 = 1.96
+
+
+def stated_half_width(model, cls, within, gpu_name=None):
+    """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
+    repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
+    uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
+    run-to-run deviation (`repeat_sigma`: page placement, clocks, what no run sees of itself). None without
+    `within`; `within` alone where the class has no calibration. `gpu_name`: the SKU's own deviation where the
+    calibration had runs of it."""
+    if within is None:
+        return None
+    entry = (model.get("classes", {}).get(cls) or {}) if cls else {}
+    sigma = entry.get("repeat_sigma_by_gpu", {}).get(gpu_name, entry.get("repeat_sigma"))
+    if sigma is None:
+        return within
+    return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5
+
+
+def proven_fixed(model, family, counter):
+    """Whether runs of identical code on several boards and SKUs kept this counter of this family fixed."""
+    return counter in model.get("fixed", {}).get(family, [])

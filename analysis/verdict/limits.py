@@ -1,0 +1,74 @@
+"""The reference limits (analysis/verdict/reference_ranges.json): per architecture (keyed by compute capability: what the
+SM sets, and fractions of the chip's own peaks) and per SKU (absolute values, matched by the GPU's exact name),
+each limit with its method, count, boards, median and source. analysis/verdict/judge.py judges with them;
+make_ranges.py makes them.
+
+A limit is one-sided where only one side is a fault: a rate is abnormal only when low, a latency or a spread
+over SMs only when high, a capacity only when different; values that depend on where the hardware placed the
+work are informational.
+"""
+import json
+import os
+
+NODE_FLOOR = 0.04  # the least distance from a median that is a fault: the node layer, the links, the limits made
+
+RANGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ranges.json")
+VERSIONS = (3,)
+
+
+def default_path():
+    """The limits a tool reads when none is named: $GPUBENCH_RANGES, else the shipped file."""
+    return os.environ.get("GPUBENCH_RANGES") or RANGES
+
+
+def load(path=None):
+    path = path or default_path()
+    with open(path) as f:
+        table = json.load(f)
+    if table.get("version") not in VERSIONS:
+        raise ValueError(f"{path}: reference ranges version {table.get('version')}; this analysis reads "
+                         f"{', '.join(map(str, VERSIONS))}")
+    table.setdefault("architectures", {})
+    table.setdefault("skus", {})
+    return table
+
+
+def sku_of(gpu_name, limits):
+    """(key, entry) of the SKU one of whose `names` is the GPU's name exactly (as the driver reports it), or
+    (None, None). Exact: "NVIDIA H100 80GB HBM3" is not "NVIDIA H100 80GB HBM3 (MIG 1g.10gb)"."""
+    for key, entry in (limits or {}).get("skus", {}).items():
+        if gpu_name and gpu_name in entry.get("names", ()):
+            return key, entry
+    return None, None
+
+
+def arch_key(compute_capability):
+    """"sm_90" of "9.0", or None."""
+    text = str(compute_capability or "")
+    major, _, minor = text.partition(".")
+    return f"sm_{major}{minor or '0'}" if major.isdigit() else None
+
+
+def arch_of(compute_capability, limits):
+    """(key, entry) of the architecture's limits of a GPU of this compute capability, or (None, None)."""
+    key = arch_key(compute_capability)
+    entry = (limits or {}).get("architectures", {}).get(key) if key else None
+    return (key, entry) if entry else (None, None)
+
+
+def judge(value, limit):
+    """True inside, False outside, None informational: the value against its limit, on the side that is a fault
+    for its kind (the value's `better`, else the limit's)."""
+    better = value.get("better") or limit.get("better") or "exact"
+    low, high = limit.get("low"), limit.get("high")
+    x = value["value"]
+    if better == "info":
+        return None
+    if better == "higher":
+        return low is None or x >= low
+    if better in ("lower", "spread"):
+        return high is None or x <= high
+    if "bracket" in value and "bracket" in limit:  # a capacity: the sweeps' brackets must meet
+        (a, b), (c, d) = value["bracket"], limit["bracket"]
+        return a <= d and c <= b
+    return (low is None or x >= low) and (high is None or x <= high)
