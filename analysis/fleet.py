@@ -20,11 +20,10 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis import card  # noqa: E402
 from analysis.model import cli  # noqa: E402
 from analysis.verdict import links  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
-from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
+from analysis.verdict import judge, layers, table, wording  # noqa: E402
 
 # (column, card key, scale, unit): what tells a slow HBM stack, a degraded link or a throttled SM apart.
 GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
@@ -94,7 +93,7 @@ def entries(paths, damaged=None, limits=None, subset=False, link_rows=None):
         if link_rows is not None:
             link_rows += node_links(report, node, limits, path)
         if all(part.has_gpu() for _, part in parts):
-            for gpu, built, status, line in card.judge_all(report, limits, subset):
+            for gpu, built, status, line in judge.judge_all(report, limits, subset):
                 part = built.report
                 by_key = {v["key"]: v["value"] for v in built.values}
                 lower = {column for column, key, _, _ in GPU_COLUMNS
@@ -102,7 +101,7 @@ def entries(paths, damaged=None, limits=None, subset=False, link_rows=None):
                 by_key["sm_clock"] = float(part.context.get("gpu_sm_clock_mhz_measured") or 0) or None
                 values = {column: (by_key[key] * scale if by_key.get(key) is not None else None)
                           for column, key, scale, _ in GPU_COLUMNS}
-                checks = {c["key"]: c for c in (built.ranges or {}).get("checks", []) if c["inside"] is False}
+                checks = {c["key"]: c for c in (built.checks or {}).get("checks", []) if c["inside"] is False}
                 found.append({"node": node, "gpu": gpu if gpu is not None else 0, "file": path,
                               "name": part.context.get("gpu_name", "?"), "values": values, "ranges": checks,
                               "verdict": (status, line), "context": part.context, "card": built, "lower": lower})
@@ -132,8 +131,8 @@ def flag(found, tolerance, limits=None):
                 off = e["values"][column] / median - 1 if median else 0.0
                 allowed = tolerance
                 if allowed is None:
-                    sigma = verdict.board_spread(keys_of.get(column, ""), e.get("context", {}), limits) or 0.0
-                    allowed = max(verdict.NODE_FLOOR, verdict.NODE_SIGMAS * sigma)
+                    sigma = layers.board_spread(keys_of.get(column, ""), e.get("context", {}), limits) or 0.0
+                    allowed = max(layers.NODE_FLOOR, layers.NODE_SIGMAS * sigma)
                 worse = off if column in e.get("lower", ()) else -off  # each value's direction, as its card says
                 if len(same) >= 3 and worse > allowed:
                     e["flags"][column] = f"{off:+.1%} from the fleet's median {median:.4g} (tolerance {allowed:.1%})"
@@ -142,9 +141,9 @@ def flag(found, tolerance, limits=None):
         for key, check in e["ranges"].items():
             column = keys.get(key, check["label"])
             e["flags"][column] = (e["flags"].get(column, "") + "; " if column in e["flags"] else "") + \
-                f"{check['value']:.4g} {check['unit']}, outside ({verdict.layer_text(check)}: " \
-                f"{verdict.limit_text(check)})"
-        if e["verdict"] and e["verdict"][0] not in (verdict.NORMAL, verdict.NO_LIMITS):
+                f"{check['value']:.4g} {check['unit']}, outside ({wording.layer_text(check)}: " \
+                f"{wording.limit_text(check)})"
+        if e["verdict"] and e["verdict"][0] not in (table.NORMAL, table.NO_LIMITS):
             e["flags"]["check"] = e["verdict"][1]  # never a pass for a wrong answer, a busy GPU or what was not measured
     return columns
 
@@ -177,7 +176,7 @@ def markdown(found, columns, tolerance, damaged=None, link_rows=()):
     lines = [f"# Fleet report: {len({e['node'] for e in found})} node(s), {len(found)} GPU(s) or host(s)", "",
              "Flagged: off the median of the same GPUs (three or more of them) by more than "
              + (f"{tolerance:.0%}" if tolerance else "the value's measured board-to-board spread (at least "
-                f"{verdict.NODE_FLOOR:.0%})") + ", outside a limit, or a verdict other than normal. "
+                f"{layers.NODE_FLOOR:.0%})") + ", outside a limit, or a verdict other than normal. "
              + (f"**Flagged: {' and '.join(counted)}.**" if counted else "None flagged."),
              "", "| node | GPU | " + " | ".join(f"{c} ({units[c]})" if c in units else c for c in shown) + " |",
              "|---|---|" + "---|" * len(shown)]
@@ -210,13 +209,13 @@ def main():
     parser.add_argument("--subset", action="store_true", help="judge only what each run measured (filtered runs)")
     parser.add_argument("--history", help="add every node's GPUs to this history store (a SQLite path or a "
                                           "PostgreSQL URL: analysis/history.py) and say their drifts")
-    parser.add_argument("--ranges", default=ranges.default_path(),
+    parser.add_argument("--ranges", default=limit_table.default_path(),
                         help="the reference limits (default: $GPUBENCH_RANGES, else the shipped ones)")
     args = parser.parse_args()
     if args.tolerance is not None and not args.tolerance > 0:
         parser.error("--tolerance must be a positive fraction")
     try:
-        limits = ranges.load(args.ranges)
+        limits = limit_table.load(args.ranges)
     except (OSError, ValueError) as e:
         raise cli.UsageError(f"reference ranges: {e}") from None
     damaged, link_rows = {}, []
@@ -225,9 +224,9 @@ def main():
         raise cli.UsageError("no node's run could be read: " + "; ".join(damaged.values()) if damaged else
                              "no gpubench run among the inputs (card files are skipped)")
     if args.history:
-        from analysis import history  # here: history reads cards too
+        from analysis.store import history_store  # here: only a fleet with a history reads it
         for path in sorted({e["file"] for e in found}):
-            history.keep(args.history, path, cli.load(path),
+            history_store.keep(args.history, path, cli.load(path),
                          [(e["card"], e["verdict"][0]) for e in found if e["file"] == path and e.get("card")],
                          lambda line: print(f"fleet.py: {line}", file=sys.stderr))
     columns = flag(found, args.tolerance, limits)

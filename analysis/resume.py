@@ -18,6 +18,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis.model import cli  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
+from analysis.model import row as row_model  # noqa: E402
 
 # Characters special to the extended regular expressions Google Benchmark matches names with.
 REGEX_SPECIAL = re.compile(r"([.\[\]{}()\\*+?^$|])")
@@ -38,7 +39,7 @@ def name_filter(names):
     patterns = []
     for name in names:
         head, slash, tail = name.rpartition("/")
-        if slash and tail in report_model.TIME_SUFFIXES:
+        if slash and tail in row_model.TIME_SUFFIXES:
             patterns.append(REGEX_SPECIAL.sub(r"\\\1", head) + EFFORT + "/" + tail)
         else:
             patterns.append(REGEX_SPECIAL.sub(r"\\\1", name) + EFFORT)

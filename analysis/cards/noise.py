@@ -80,20 +80,6 @@ def class_of(row, quantity, context=None):
     return found
 
 
-def at_an_edge(size, context, l1=(0.75, 1.5), l2=(0.4, 1.25)):
-    """Whether a working set of `size` bytes lies near a capacity edge of this chip, where placement moves a
-    reading: within the window `l1` of its L1 (shared memory per SM as its measure) or `l2` of its L2 (fractions of
-    each; None: that edge is not the family's). The defaults span a chase's edges: the L1's, the near L2 partition's
-    (half the L2) and the L2's."""
-    try:
-        l1_bytes = float(context.get("gpu_shared_memory_per_sm_bytes") or 0)
-        l2_bytes = float(context.get("gpu_l2_bytes") or 0)
-    except (TypeError, ValueError):
-        return False
-    return bool((l1 and l1_bytes and l1[0] * l1_bytes <= size <= l1[1] * l1_bytes) or
-                (l2 and l2_bytes and l2[0] * l2_bytes <= size <= l2[1] * l2_bytes))
-
-
 def scope(uuid_before, uuid_after):
     """Run to run on one board, or board to board (also when a run does not say its board)."""
     return SAME_BOARD if uuid_before and uuid_before == uuid_after else CROSS_BOARD

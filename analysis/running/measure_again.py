@@ -1,6 +1,6 @@
 """The verdict's second measurement (gpubench --gpubench_verdict): the families behind an outside value, or one
 inside its limit by less than its precision, run once more on the GPUs where they were, and the report with those
-rows replaced. The judging itself is verdict.py's; this module only runs gpubench."""
+rows replaced. The judging itself is analysis/verdict/'s; this module only runs gpubench."""
 import os
 import re
 import subprocess
@@ -8,22 +8,22 @@ import tempfile
 
 from analysis.model import cli
 
-from analysis.verdict import judge as verdict
+from analysis.verdict import judge, table, wording
 from analysis.model import report as report_model
 
 
 def measure_again(report, judged, gpubench, args, say):
     """The report with the rows of every family behind an outside value, on the GPUs where it was outside,
     replaced by a second measurement (the other GPUs' rows kept as they were)."""
-    abnormal = [(gpu, card) for gpu, card, status, _ in judged if status == verdict.ABNORMAL or verdict.near(card.ranges)]
-    names = sorted({family for _, card in abnormal for c in verdict.outside(card.ranges) + verdict.near(card.ranges)
+    abnormal = [(gpu, card) for gpu, card, status, _ in judged if status == table.ABNORMAL or judge.near(card.checks)]
+    names = sorted({family for _, card in abnormal for c in judge.outside(card.checks) + judge.near(card.checks)
                     for family in card.families_of.get(c["key"], ())})
     gpus = sorted({gpu for gpu, _ in abnormal if gpu is not None})
     if not names:
         return report
-    first = "; ".join(f"{c['label']} {c['value']:.4g}" for _, card in abnormal for c in verdict.outside(card.ranges))
-    first += "".join(f"; near its limit: {c['label']} {c['value']:.4g} ({verdict.margin(c):.1%} inside, +-{c['precision']:.1%})"
-                     for _, card in abnormal for c in verdict.near(card.ranges))
+    first = "; ".join(f"{c['label']} {c['value']:.4g}" for _, card in abnormal for c in judge.outside(card.checks))
+    first += "".join(f"; near its limit: {c['label']} {c['value']:.4g} ({wording.margin(c):.1%} inside, +-{c['precision']:.1%})"
+                     for _, card in abnormal for c in judge.near(card.checks))
     pattern = "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
     say(f"card.py: measuring again: {', '.join(names)}" + (f" on GPU {','.join(map(str, gpus))}" if gpus else "") +
         f" (outside at first: {first})")

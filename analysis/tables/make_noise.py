@@ -21,47 +21,9 @@ import os
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from analysis import compare  # noqa: E402
-from analysis.model import cli  # noqa: E402
 from analysis.cards import noise  # noqa: E402
-from analysis.model import report as report_model  # noqa: E402
-
-
-def code_of(report, path, same_code):
-    version = report.context.get("gpubench_source_version")
-    if not version:
-        return "folder:" + os.path.dirname(os.path.abspath(path))
-    return same_code.get(version, version)
-
-
-def parts_of(paths, same_code=None):
-    """[(path, board, gpu name, preset, {name: Side}, fixed counters, code, gpu index)] of every GPU of every run."""
-    found = []
-    for path in paths:
-        report = cli.load(path)
-        code = code_of(report, path, same_code or {})
-        fixed = report.fixed_counters()
-        for gpu, part in report.devices():
-            own = [r for r in part.all_rows if gpu is None or r.gpu is not None]
-            sides, _ = compare.sides_of(own)
-            sides = {name.replace(f"/gpu:{gpu}", "") if gpu is not None else name: s for name, s in sides.items()}
-            found.append((path, part.context.get("gpu_uuid") or f"{path}#{gpu}", part.context.get("gpu_name"),
-                          part.context.get("gpubench_preset", "quick"), sides, fixed, code, gpu, part.context))
-    return found
-
-
-def at_equal_clock(before, after, quantity, better):
-    """The change of a quantity, at equal SM clock where the two rows' clocks differ by more than compare.py's
-    tolerance and the quantity is not already per clock: compare calls such a change "slower (clock)", never
-    "slower", so it is no false alarm of the noise."""
-    bm, am = before.median(quantity), after.median(quantity)
-    change = am / bm - 1
-    clock_b, clock_a = before.clock(), after.clock()
-    if clock_b and clock_a and abs(clock_a / clock_b - 1) > compare.CLOCK_TOLERANCE \
-            and not report_model.per_clock(quantity):
-        ratio = clock_a / clock_b
-        change = (am * ratio if better == "lower" else am / ratio) / bm - 1
-    return change
+from analysis.model import cli  # noqa: E402
+from analysis.tables.run_pairs import at_equal_clock, parts_of  # noqa: E402
 
 
 def changes(parts):

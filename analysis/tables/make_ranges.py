@@ -26,11 +26,11 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from analysis import card  # noqa: E402
+from analysis.cards import card  # noqa: E402
 from analysis.model import cli  # noqa: E402
 from analysis.verdict import links  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
-from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
+from analysis.verdict import layers as verdict_layers  # noqa: E402
 
 MAD_TO_SIGMA = 1.4826
 
@@ -71,7 +71,7 @@ def readings(built, layers=None):
     found = {}
     for board, _, values in built:
         for v in values:
-            if v["value"] is None or not verdict.of_the_gpu(v["key"]) or v.get("limit"):
+            if v["value"] is None or not verdict_layers.of_the_gpu(v["key"]) or v.get("limit"):
                 continue  # a value with a limit of its own (an SM against the chip) needs none of the SKU's
             if layers is not None and v.get("set_by") not in layers:
                 continue  # an architecture's limits: only what the SM sets, or fractions of the chip's peaks
@@ -154,7 +154,7 @@ def gathered(paths, min_runs, min_machines):
     return parts, boards
 
 
-def make_entry(paths, sku_name, names, source, k=4.0, floor=ranges.NODE_FLOOR, min_runs=5, min_machines=3):
+def make_entry(paths, sku_name, names, source, k=4.0, floor=limit_table.NODE_FLOOR, min_runs=5, min_machines=3):
     """A SKU's entry of the ranges file, or a UsageError."""
     check_numbers(k, floor, min_runs, min_machines)
     parts, boards = gathered(paths, min_runs, min_machines)
@@ -195,13 +195,13 @@ def link_limits(paths, source, k, floor, min_readings=3):
     return made
 
 
-def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=ranges.NODE_FLOOR, min_runs=5, min_machines=3, min_skus=2,
+def make_arch_entry(paths, arch, arch_name, source, k=4.0, floor=limit_table.NODE_FLOOR, min_runs=5, min_machines=3, min_skus=2,
                     link_runs=()):
     """An architecture's entry: the values its families declare set by the SM or a fraction of the chip's own peak,
     pooled over boards of several SKUs of one compute capability, or a UsageError."""
     check_numbers(k, floor, min_runs, min_machines)
     parts, boards = gathered(paths, min_runs, min_machines)
-    wanted = {ranges.arch_key(compute_capability(part)) for _, _, _, part in parts}
+    wanted = {limit_table.arch_key(compute_capability(part)) for _, _, _, part in parts}
     if wanted != {arch}:
         raise cli.UsageError(f"the runs are of {', '.join(sorted(str(w) for w in wanted))}, not only {arch}: an "
                              "architecture's limits come from its own chips")
@@ -233,20 +233,20 @@ def main():
     parser.add_argument("--names", action="append", help="with --sku: the GPU's name exactly as the driver says it")
     parser.add_argument("--source", required=True, help="what the runs were (device, commands, dates)")
     parser.add_argument("--k", type=float, default=4.0, help="robust sigmas from the median to a limit")
-    parser.add_argument("--floor", type=float, default=ranges.NODE_FLOOR,
+    parser.add_argument("--floor", type=float, default=limit_table.NODE_FLOOR,
                         help="least distance of a limit, relative to the median")
     parser.add_argument("--min-runs", type=int, default=5)
     parser.add_argument("--min-machines", type=int, default=3)
     parser.add_argument("--min-skus", type=int, default=2, help="with --arch: SKUs the runs must come from")
     parser.add_argument("--links", nargs="+", default=[], help="with --arch: more runs over several GPUs whose links "
                                                              "the link limits pool (the runs' own count too)")
-    parser.add_argument("--file", default=ranges.default_path(), help="the limits file (default: $GPUBENCH_RANGES, "
+    parser.add_argument("--file", default=limit_table.default_path(), help="the limits file (default: $GPUBENCH_RANGES, "
                                                                        "else the shipped one)")
     args = parser.parse_args()
     if args.sku and not args.names:
         parser.error("--sku needs --names (the GPU's name exactly as the driver reports it)")
     try:
-        table = ranges.load(args.file)
+        table = limit_table.load(args.file)
     except (OSError, ValueError) as e:
         raise cli.UsageError(f"reference ranges: {e}") from None
     if args.sku:

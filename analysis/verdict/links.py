@@ -5,9 +5,9 @@ where every link from or to one GPU is slow, that GPU is named rather than each 
 """
 import statistics
 
-from analysis.verdict import limits as ranges
+from analysis.verdict import limits as limit_table
 
-LINK_FLOOR = ranges.NODE_FLOOR  # the least distance from the node's other links that is a fault (the node layer's)
+LINK_FLOOR = limit_table.NODE_FLOOR  # the least distance from the node's other links that is a fault (the node layer's)
 # (key, label, field of link_values, better)
 QUANTITIES = (("link.one_way.fraction_of_link", "copy one way", "one_way_fraction", "higher"),
               ("link.both_ways.fraction_of_link", "copy both ways at once", "both_ways_fraction", "higher"),
@@ -62,7 +62,7 @@ def link_values(report):
 def limits_of(report, limits):
     """The architecture's link limits for this node's GPUs ({key: limit}), or {}."""
     first = next(iter(dict(report.devices()).values()))
-    _, arch = ranges.arch_of(first.context.get("gpu_compute_capability"), limits)
+    _, arch = limit_table.arch_of(first.context.get("gpu_compute_capability"), limits)
     return (arch or {}).get("links", {})
 
 
@@ -76,7 +76,7 @@ def judge(values, limits):
         for pair, x in have.items():
             limit = limits.get(key)
             if limit:
-                inside = ranges.judge({"value": x, "better": better}, limit)
+                inside = limit_table.judge({"value": x, "better": better}, limit)
                 checks.append({"link": pair, "key": key, "label": label, "value": x, "better": better,
                                "low": limit.get("low"), "high": limit.get("high"), "inside": inside,
                                "layer": "architecture", "source": limit.get("source", "")})
@@ -111,6 +111,14 @@ def findings(checks, named):
             by_link.setdefault(c["link"], []).append(c)
     out += [{"link": pair, "checks": bad} for pair, bad in sorted(by_link.items())]
     return out
+
+
+def judged(report, limits):
+    """(the node's links, the findings of its slow links and GPUs named by their links), read once; render says
+    each."""
+    values = link_values(report)
+    checks, named = judge(values, limits_of(report, limits))
+    return values, findings(checks, named)
 
 
 def render(finding):

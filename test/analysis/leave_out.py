@@ -11,7 +11,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, ROOT)
 from analysis.model import cli  # noqa: E402
 from analysis.tables import make_ranges  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "docs", "results")
 CALIBRATION = [os.path.join(RESULTS, d, "runs") for d in ("2026-11-25-verdicts", "2026-11-25-checks",
@@ -35,7 +35,7 @@ def limits_without(boards):
     SKU limits."""
     key = frozenset(boards)
     if key not in _MADE:
-        table = ranges.load(ranges.RANGES)
+        table = limit_table.load(limit_table.RANGES)
         table["skus"] = {k: v for k, v in table["skus"].items()
                          if not {"NVIDIA H100 80GB HBM3", "NVIDIA H200"} & set(v["names"])}
         kept = [p for p in calibration_runs() if not boards_of(p) & key]

@@ -16,10 +16,11 @@ ROOT = os.path.join(HERE, "..", "..")
 FIXTURES = os.path.join(HERE, "..", "fixtures")
 CARD = os.path.join(ROOT, "analysis", "card.py")
 sys.path.insert(0, ROOT)
-from analysis import card  # noqa: E402
+from analysis.cards import card  # noqa: E402
 from analysis.tables import make_ranges  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
-from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
+from analysis.verdict import judge, layers  # noqa: E402
+from analysis.verdict import table as verdicts  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 from analysis.cards.families import register_bank_conflict, tensor_core  # noqa: E402
 
@@ -603,7 +604,7 @@ def limits_without(run, directory=None):
         others += [os.path.join(CHECKS, f + ".json.gz") for f in ("h100g-check-plain", "h100g-check-again",
                                                                   "h100h-check-plain", "h100i-check-plain")
                    if f + ".json.gz" != key]
-        table = ranges.load(ranges.RANGES)
+        table = limit_table.load(limit_table.RANGES)
         table["architectures"] = {}
         table["skus"]["h100-sxm5"] = make_ranges.make_entry(others, "H100 SXM5 80GB HBM3", ["NVIDIA H100 80GB HBM3"],
                                                              f"the calibration runs less {key}", min_runs=5,
@@ -649,7 +650,7 @@ class SkuCheck(unittest.TestCase):
                                       capture_output=True, text=True)
             finally:
                 os.chmod(tmp, 0o755)
-            self.assertEqual(done.returncode, verdict.NORMAL, done.stderr)
+            self.assertEqual(done.returncode, verdicts.NORMAL, done.stderr)
             self.assertRegex(done.stderr, r"normal: 1\d\d values within the H100 SXM5 80GB HBM3 limits")
             self.assertIn("card.py --check: verdict normal, exit 0, keep: normal:", done.stderr)
             self.assertEqual(sorted(os.listdir(tmp)), ["run.json"])
@@ -661,7 +662,7 @@ class SkuCheck(unittest.TestCase):
                 if q in row:
                     row[q] *= 0.95
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.ABNORMAL, done.stderr)
+        self.assertEqual(done.returncode, verdicts.ABNORMAL, done.stderr)
         self.assertIn("abnormal:", done.stderr)
         self.assertIn("stream read (DRAM) rate", done.stderr)
         self.assertIn("H100 SXM5 80GB HBM3 sku limit: at least ", done.stderr)
@@ -677,18 +678,18 @@ class SkuCheck(unittest.TestCase):
             for q in ("median_over_sms", "cycles_per_load"):
                 row[q] *= 0.8
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.NORMAL, done.stderr)
+        self.assertEqual(done.returncode, verdicts.NORMAL, done.stderr)
 
     def test_a_filtered_run_is_incomplete_unless_a_subset_was_asked(self):
         run = self.data()
         run["benchmarks"] = self.rows(run, "Stream/read/")
         run["context"]["gpubench_filter"] = "^Stream/read"
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
+        self.assertEqual(done.returncode, verdicts.INCOMPLETE, done.stderr)
         self.assertRegex(done.stderr, r"incomplete: \d+ of 1\d\d values missing: ")
         self.assertIn("--benchmark_filter=^Stream/read", done.stderr)
         done = self.check(run, "--subset")
-        self.assertEqual(done.returncode, verdict.NORMAL, done.stderr)
+        self.assertEqual(done.returncode, verdicts.NORMAL, done.stderr)
         self.assertIn("subset:", done.stderr)
 
     def test_failed_rows_make_it_incomplete_and_are_named(self):
@@ -696,11 +697,11 @@ class SkuCheck(unittest.TestCase):
         for row in self.rows(run, "Stream/"):
             failed(row, "out of memory")
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
+        self.assertEqual(done.returncode, verdicts.INCOMPLETE, done.stderr)
         self.assertIn("incomplete:", done.stderr)
         self.assertIn("row(s) failed: Stream/", done.stderr)
         self.assertIn("(out of memory)", done.stderr)
-        self.assertEqual(self.check(run, "--subset").returncode, verdict.INCOMPLETE)  # a failed row is never "as asked"
+        self.assertEqual(self.check(run, "--subset").returncode, verdicts.INCOMPLETE)  # a failed row is never "as asked"
 
     def test_an_interrupted_run_is_incomplete(self):
         run = self.data()
@@ -708,7 +709,7 @@ class SkuCheck(unittest.TestCase):
         for row in run["benchmarks"][keep:]:
             row.update({"error_occurred": True, "error_message": "interrupted"})
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
+        self.assertEqual(done.returncode, verdicts.INCOMPLETE, done.stderr)
         self.assertIn("interrupted", done.stderr)
 
     def test_a_sweep_interrupted_after_its_first_row_is_incomplete_not_abnormal(self):
@@ -717,7 +718,7 @@ class SkuCheck(unittest.TestCase):
         for row in run["benchmarks"][streams[1]:]:
             failed(row, "interrupted")
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
+        self.assertEqual(done.returncode, verdicts.INCOMPLETE, done.stderr)
         self.assertNotIn("abnormal", done.stderr)
         self.assertIn("interrupted", done.stderr)
 
@@ -726,7 +727,7 @@ class SkuCheck(unittest.TestCase):
         for row in run["benchmarks"]:
             row.update({"error_occurred": True, "error_message": "CUDA error"})
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.INCOMPLETE, done.stderr)
+        self.assertEqual(done.returncode, verdicts.INCOMPLETE, done.stderr)
         self.assertRegex(done.stderr, r"incomplete: (1\d\d) of \1 values missing")
 
     def test_a_limit_of_another_method_judges_nothing(self):
@@ -739,7 +740,7 @@ class SkuCheck(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump(table, f)
             done = self.check(self.RUN, "--ranges", path)
-        self.assertEqual(done.returncode, verdict.NO_LIMITS, done.stderr)
+        self.assertEqual(done.returncode, verdicts.NO_LIMITS, done.stderr)
         self.assertIn("no limits for this measurement method", done.stderr)
 
     def test_a_busy_gpu_is_busy_whatever_its_values(self):
@@ -749,14 +750,14 @@ class SkuCheck(unittest.TestCase):
             run = self.data()
             run["context"][key] = "1 (pid 4242 python3 72000 MiB)"
             done = self.check(run)
-            self.assertEqual(done.returncode, verdict.BUSY, done.stderr)
+            self.assertEqual(done.returncode, verdicts.BUSY, done.stderr)
             self.assertIn("busy: other processes used the GPU (at the ", done.stderr)
             self.assertIn("pid 4242 python3 72000 MiB", done.stderr)
             self.assertIn("verdict busy, exit 9, drain:", done.stderr)
         for row in self.rows(run, "Stream/read/"):
             row["bytes_per_second"] *= 0.5
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.BUSY, done.stderr)
+        self.assertEqual(done.returncode, verdicts.BUSY, done.stderr)
         self.assertRegex(done.stderr, r"nothing judged; \d+ value\(s\) would have been outside")
 
     def test_a_gpu_without_limits_says_so(self):
@@ -764,7 +765,7 @@ class SkuCheck(unittest.TestCase):
         run["context"]["gpu_name"] = "NVIDIA Imaginary 9000"
         run["context"]["gpu_compute_capability"] = "42.0"
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.NO_LIMITS, done.stderr)
+        self.assertEqual(done.returncode, verdicts.NO_LIMITS, done.stderr)
         self.assertIn("no limits for this GPU's architecture or SKU", done.stderr)
 
     def test_the_sku_is_the_exact_name(self):
@@ -773,19 +774,19 @@ class SkuCheck(unittest.TestCase):
         run["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
         run["context"]["gpu_compute_capability"] = "42.0"
         done = self.check(run)
-        self.assertEqual(done.returncode, verdict.NO_LIMITS, done.stderr)
+        self.assertEqual(done.returncode, verdicts.NO_LIMITS, done.stderr)
 
     def test_check_flags_go_with_check(self):
         done = subprocess.run([sys.executable, CARD, self.RUN, "--subset"], capture_output=True, text=True)
         self.assertEqual(done.returncode, 2)
 
     def test_skus_are_matched_by_exact_name_and_every_limit_has_a_source(self):
-        table = ranges.load(ranges.RANGES)
-        self.assertEqual(ranges.sku_of("NVIDIA A100-SXM4-80GB", table)[0], "a100-sxm4-80gb")
-        self.assertEqual(ranges.sku_of("NVIDIA A10", table)[0], "a10")
-        self.assertEqual(ranges.sku_of("NVIDIA L40S", table)[0], "l40s")
-        self.assertEqual(ranges.sku_of("NVIDIA H100 80GB HBM3", table)[0], "h100-sxm5")
-        self.assertEqual(ranges.sku_of("NVIDIA H100 80GB HBM3 (MIG)", table)[0], None)
+        table = limit_table.load(limit_table.RANGES)
+        self.assertEqual(limit_table.sku_of("NVIDIA A100-SXM4-80GB", table)[0], "a100-sxm4-80gb")
+        self.assertEqual(limit_table.sku_of("NVIDIA A10", table)[0], "a10")
+        self.assertEqual(limit_table.sku_of("NVIDIA L40S", table)[0], "l40s")
+        self.assertEqual(limit_table.sku_of("NVIDIA H100 80GB HBM3", table)[0], "h100-sxm5")
+        self.assertEqual(limit_table.sku_of("NVIDIA H100 80GB HBM3 (MIG)", table)[0], None)
         for layer in ("skus", "architectures"):
             for key, entry in table[layer].items():
                 for name, limit in entry["ranges"].items():
@@ -813,26 +814,26 @@ class PresetsOwnLimitsAndWrongAnswers(unittest.TestCase):
         return v
 
     def judge(self, values, gpu="X GPU", table=None, preset="check", **kw):
-        return verdict.judge(verdict.check(values, {"gpu_name": gpu}, table or self.TABLE, preset), **kw)
+        return judge.judge(layers.check(values, {"gpu_name": gpu}, table or self.TABLE, preset), **kw)
 
     def test_a_preset_is_judged_on_the_values_it_measures(self):
-        result = verdict.check([self.value("a", 2.0)], {"gpu_name": "X GPU"}, self.TABLE, "check")
+        result = layers.check([self.value("a", 2.0)], {"gpu_name": "X GPU"}, self.TABLE, "check")
         self.assertEqual((result["missing"], result["not_in_preset"]), ([], 1))
-        status, line = verdict.judge(result)
-        self.assertEqual(status, verdict.NORMAL, line)
+        status, line = judge.judge(result)
+        self.assertEqual(status, verdicts.NORMAL, line)
         self.assertIn("1 limits of values this preset does not measure", line)
 
     def test_a_preset_the_limits_do_not_list_is_incomplete(self):
         status, line = self.judge([self.value("a", 2.0)], preset="quick")
-        self.assertEqual(status, verdict.INCOMPLETE, line)
+        self.assertEqual(status, verdicts.INCOMPLETE, line)
         self.assertIn("do not say which values the quick preset measures", line)
 
     def test_a_missing_value_is_missing_only_to_a_limit_of_its_own_method(self):
         table = json.loads(json.dumps(self.TABLE))
         table["skus"]["x"].pop("expected")
         made_now = dict(self.value("b", None), method="fam@2")
-        for limit_method, status in (("fam@2", verdict.INCOMPLETE), ("fam@1", verdict.NO_LIMITS),
-                                     ("card-v1", verdict.NO_LIMITS)):
+        for limit_method, status in (("fam@2", verdicts.INCOMPLETE), ("fam@1", verdicts.NO_LIMITS),
+                                     ("card-v1", verdicts.NO_LIMITS)):
             for limit in table["skus"]["x"]["ranges"].values():
                 limit["method"] = limit_method
             got = self.judge([dict(self.value("a", None), method="fam@2"), made_now], table=table, preset="quick")
@@ -840,36 +841,36 @@ class PresetsOwnLimitsAndWrongAnswers(unittest.TestCase):
 
     def test_a_value_of_the_preset_missing_is_incomplete(self):
         status, line = self.judge([self.value("b", 2.0)])
-        self.assertEqual(status, verdict.INCOMPLETE, line)
+        self.assertEqual(status, verdicts.INCOMPLETE, line)
 
     def test_an_sm_off_the_chips_median_is_abnormal_on_any_gpu(self):
         own = {"low": 0.97, "source": "the chip's own median"}
         slow = self.value("sm_map.fma.worst_vs_median", 0.5, own, "outside: SM 17 (GPC group 2) 0.500")
         for gpu in ("X GPU", "Unknown GPU"):
             status, line = self.judge([self.value("a", 2.0), slow], gpu)
-            self.assertEqual(status, verdict.ABNORMAL, line)
+            self.assertEqual(status, verdicts.ABNORMAL, line)
             self.assertIn("SM 17 (GPC group 2)", line)
             self.assertIn("against its own SMs", line)
         even = self.value("sm_map.fma.worst_vs_median", 0.999, own)
         status, line = self.judge([even], "Unknown GPU", preset=None)
-        self.assertEqual(status, verdict.NO_LIMITS, line)
+        self.assertEqual(status, verdicts.NO_LIMITS, line)
         self.assertIn("1 own values within", line)
 
     def test_own_limits_alone_never_pass_a_sku_with_limits(self):
         own = self.value("sm_map.fma.worst_vs_median", 0.999, {"low": 0.97, "source": "own"})
         status, line = self.judge([own])
-        self.assertEqual(status, verdict.INCOMPLETE, line)  # "a" is what the check preset measures, and is missing
+        self.assertEqual(status, verdicts.INCOMPLETE, line)  # "a" is what the check preset measures, and is missing
 
     def test_a_wrong_answer_is_its_own_verdict_before_any_other(self):
         status, line = self.judge([self.value("a", 0.5)],
                                   wrong=["wrong result from SM 3 in the FP32 FMA map (1 wrong answer)"],
                                   busy="at the start 1 (pid 1)")
-        self.assertEqual(status, verdict.WRONG)
+        self.assertEqual(status, verdicts.WRONG)
         self.assertEqual(line, "wrong result: wrong result from SM 3 in the FP32 FMA map (1 wrong answer)")
 
     def test_a_run_cut_short_is_incomplete(self):
         status, line = self.judge([self.value("a", 2.0)], cut_short="12 of 79 rows reported")
-        self.assertEqual(status, verdict.INCOMPLETE, line)
+        self.assertEqual(status, verdicts.INCOMPLETE, line)
         self.assertIn("cut short (12 of 79 rows reported)", line)
 
 
@@ -887,25 +888,25 @@ class CheckPresetRuns(unittest.TestCase):
     def test_a_healthy_board_is_normal_on_the_values_the_preset_measures(self):
         for name in ("h100h-check-plain", "h100i-check-plain"):
             done = self.check(name)
-            self.assertEqual(done.returncode, verdict.NORMAL, done.stderr)
+            self.assertEqual(done.returncode, verdicts.NORMAL, done.stderr)
             self.assertRegex(done.stderr, r"normal: \d\d values within the H100 SXM5 80GB HBM3 limits \(\d+ sku, 8 own\)")
 
     def test_a_busy_sm_is_abnormal_and_named(self):
         done = self.check("h100h-check-busy")
-        self.assertEqual(done.returncode, verdict.ABNORMAL, done.stderr)
+        self.assertEqual(done.returncode, verdicts.ABNORMAL, done.stderr)
         self.assertIn("FP32 FMA rate, worst SM against the median 0.5659 of the median (against its own SMs: at least "
                       "0.97: outside: SM 17 (GPC group 0)", done.stderr)
 
     def test_a_flipped_bit_is_a_wrong_result(self):
         done = self.check("h100g-check-flip")
-        self.assertEqual(done.returncode, verdict.WRONG, done.stderr)
+        self.assertEqual(done.returncode, verdicts.WRONG, done.stderr)
         self.assertIn("wrong result: wrong result from SM 3 in the FP32 FMA map (1 wrong answer)", done.stderr)
 
     def test_a_gpu_shared_with_a_second_process_is_busy_not_normal(self):
         """A second gpubench streamed through DRAM for the whole check (pid 9667, seen when the run started): the
         GPU is busy, and the values it slowed are counted, not judged."""
         done = self.check("h100h-check-streamer")
-        self.assertEqual(done.returncode, verdict.BUSY, done.stderr)
+        self.assertEqual(done.returncode, verdicts.BUSY, done.stderr)
         self.assertIn("busy: other processes used the GPU (at the start 1 (pid 9667))", done.stderr)
         self.assertRegex(done.stderr, r"nothing judged; [1-9]\d* value\(s\) would have been outside")
 
@@ -944,14 +945,14 @@ class MeasuredAgain(unittest.TestCase):
 
     def test_outside_twice_is_abnormal(self):
         done = self.verdict(self.slow_dram(), self.slow_dram())
-        self.assertEqual(done.returncode, verdict.ABNORMAL, done.stderr)
+        self.assertEqual(done.returncode, verdicts.ABNORMAL, done.stderr)
         self.assertIn("card.py: measuring again: Stream, StreamCopy (outside at first: stream read (DRAM) rate", done.stderr)
         self.assertRegex(done.stderr, r"stream read \(DRAM\) rate: first [0-9.e+]+, again [0-9.e+]+ B/s \(still outside")
         self.assertIn("abnormal:", done.stderr)
 
     def test_inside_when_measured_again_is_normal(self):
         done = self.verdict(self.slow_dram(), SkuCheck.data(SkuCheck()))
-        self.assertEqual(done.returncode, verdict.NORMAL, done.stderr)
+        self.assertEqual(done.returncode, verdicts.NORMAL, done.stderr)
         self.assertIn("(inside, ", done.stderr)
         self.assertRegex(done.stderr, r"normal: 1\d\d values")
 
@@ -970,7 +971,7 @@ class MeasuredAgain(unittest.TestCase):
                                    text=True)
             with open(run) as f:
                 kept = json.load(f)
-        self.assertEqual(live.returncode, verdict.NORMAL, live.stderr)
+        self.assertEqual(live.returncode, verdicts.NORMAL, live.stderr)
         self.assertEqual(saved.returncode, live.returncode, saved.stderr)
         self.assertNotIn("measuring again", saved.stderr)
         self.assertEqual(kept["benchmarks"], first["benchmarks"])  # the first readings stay
@@ -992,7 +993,7 @@ class MakeRanges(unittest.TestCase):
     @staticmethod
     def shipped_copy(tmp):
         table = os.path.join(tmp, "ranges.json")
-        with open(ranges.RANGES) as f, open(table, "w") as g:
+        with open(limit_table.RANGES) as f, open(table, "w") as g:
             g.write(f.read())
         return table
 
@@ -1062,7 +1063,7 @@ class MakeRanges(unittest.TestCase):
         self.assertNotIn("memory.dram.cycles", made)
         self.assertTrue(all(limit["layer"] == "architecture" for limit in made.values()))
         done = subprocess.run([sys.executable, self.MAKE, *self.RUNS, "--arch", "sm_80", "--name", "sm_80",
-                               "--source", "test", "--min-skus", "1", "--file", ranges.RANGES],
+                               "--source", "test", "--min-skus", "1", "--file", limit_table.RANGES],
                               capture_output=True, text=True)
         self.assertEqual(done.returncode, 2)
         self.assertIn("not only sm_80", done.stderr)

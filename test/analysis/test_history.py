@@ -20,8 +20,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, ROOT)
-from analysis import history  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.store import history_store as history  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "test", "validation"))
 import history_planted  # noqa: E402
 
@@ -74,7 +74,7 @@ class Drift(unittest.TestCase):
 
     def first_named(self, paths):
         """The number of runs after which a drift of the DRAM read is first named, and the line."""
-        return history_planted.first_named(paths, self.tmp, ranges.load(ranges.RANGES))
+        return history_planted.first_named(paths, self.tmp, limit_table.load(limit_table.RANGES))
 
     def test_a_planted_three_percent_step_is_named_within_four_runs(self):
         k = 7
@@ -88,7 +88,7 @@ class Drift(unittest.TestCase):
         slide = lambda n: 1 - 0.005 * (n - 1)  # noqa: E731
         n, line = self.first_named(series_of(self.tmp, 16, slide))
         self.assertIsNotNone(n, "never named")
-        limit = ranges.load(ranges.RANGES)["skus"]["h100-sxm5"]["ranges"][DRAM_READ]["low"]
+        limit = limit_table.load(limit_table.RANGES)["skus"]["h100-sxm5"]["ranges"][DRAM_READ]["low"]
         first = [r for r in load(BOARD_RUNS[0])["benchmarks"] if r["name"].startswith("Stream/read/")]
         value = max(r["bytes_per_second"] for r in first if "bytes_per_second" in r) * slide(n)
         self.assertGreater(value, limit, f"named at run {n} ({line}) only after the limit was crossed")

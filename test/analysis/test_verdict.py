@@ -12,11 +12,11 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, ROOT)
-from analysis import card  # noqa: E402
 from analysis.verdict import links  # noqa: E402
 from analysis.running import measure_again  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
-from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
+from analysis.verdict import judge, layers, wording  # noqa: E402
+from analysis.verdict import table as verdicts  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 sys.path.insert(0, HERE)
 import leave_out  # noqa: E402
@@ -31,9 +31,7 @@ def part_of(name, gpu=None):
 
 
 def built(part, limits):
-    made = card.Card(part)
-    made.limits = limits
-    return made.build()
+    return judge.build(part, limits)
 
 
 def scaled(part, prefix, factor, quantities=("bytes_per_second", "fraction_of_peak", "bytes_per_clock_per_sm")):
@@ -51,17 +49,17 @@ def scaled(part, prefix, factor, quantities=("bytes_per_second", "fraction_of_pe
 
 class TheTable(unittest.TestCase):
     def test_one_table_of_verdicts_with_distinct_exits_and_every_tool_says_them(self):
-        names = [v["name"] for v in verdict.TABLE["verdicts"]]
-        verdicts = [v["exit"] for v in verdict.TABLE["verdicts"]]
-        own = [v["exit"] for v in verdict.TABLE["gpubench"]]
-        self.assertEqual(len(verdicts), len(set(verdicts)))
-        self.assertEqual(set(verdicts) & set(own), {0})  # gpubench's 0 (all ran) is the verdict normal's too
+        names = [v["name"] for v in verdicts.TABLE["verdicts"]]
+        exits = [v["exit"] for v in verdicts.TABLE["verdicts"]]
+        own = [v["exit"] for v in verdicts.TABLE["gpubench"]]
+        self.assertEqual(len(exits), len(set(exits)))
+        self.assertEqual(set(exits) & set(own), {0})  # gpubench's 0 (all ran) is the verdict normal's too
         self.assertEqual(names[:2], ["missing", "wrong"])  # most severe first: a lost GPU, then a wrong answer
-        self.assertEqual(verdict.worst([verdict.NORMAL, verdict.BUSY, verdict.ABNORMAL]), verdict.BUSY)
-        self.assertEqual({v["action"] for v in verdict.TABLE["verdicts"]}, {"keep", "drain"})
+        self.assertEqual(verdicts.worst([verdicts.NORMAL, verdicts.BUSY, verdicts.ABNORMAL]), verdicts.BUSY)
+        self.assertEqual({v["action"] for v in verdicts.TABLE["verdicts"]}, {"keep", "drain"})
         done = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "card.py"), "--help"],
                               capture_output=True, text=True)
-        for v in verdict.TABLE["verdicts"]:
+        for v in verdicts.TABLE["verdicts"]:
             self.assertIn(f"{v['exit']} {v['name'].replace('_', ' ')}", done.stdout)
 
 
@@ -76,25 +74,25 @@ class Architecture(unittest.TestCase):
     def test_a_healthy_h200_is_normal_by_its_architecture_alone(self):
         table = self.table_without_h200()
         made = built(part_of("x2a-alone-0"), table)
-        status, line = made.verdict()
-        self.assertEqual(status, verdict.NORMAL, line)
+        status, line = judge.give(made)
+        self.assertEqual(status, verdicts.NORMAL, line)
         self.assertIn("sm_90", line)
-        self.assertEqual({c["layer"] for c in made.ranges["checks"] if c["inside"] is not None},
+        self.assertEqual({c["layer"] for c in made.checks["checks"] if c["inside"] is not None},
                          {"architecture", "own"})
 
     def test_a_slow_dram_read_is_abnormal_by_the_architectures_fraction_of_the_chips_peak(self):
         made = built(scaled(part_of("x2a-alone-0"), "Stream/read", 0.9), self.table_without_h200())
-        status, line = made.verdict()
-        self.assertEqual(status, verdict.ABNORMAL, line)
+        status, line = judge.give(made)
+        self.assertEqual(status, verdicts.ABNORMAL, line)
         self.assertIn("stream read (DRAM)", line)
         self.assertIn("architecture limit: at least", line)
 
     def test_an_unknown_architecture_alone_has_no_limits(self):
         part = part_of("x2a-alone-0")
         context = dict(part.context, gpu_compute_capability="42.0", gpu_name="NVIDIA Future")
-        made = built(report_model.Report(context, part.all_rows, part.counter_table), ranges.load(ranges.RANGES))
-        status, line = made.verdict()
-        self.assertEqual(status, verdict.NO_LIMITS, line)
+        made = built(report_model.Report(context, part.all_rows, part.counter_table), limit_table.load(limit_table.RANGES))
+        status, line = judge.give(made)
+        self.assertEqual(status, verdicts.NO_LIMITS, line)
 
 
 class Node(unittest.TestCase):
@@ -104,12 +102,12 @@ class Node(unittest.TestCase):
         return [part_of("h200a-check-1"), part_of("x2a-alone-0"), part_of("x2a-alone-1"), part_of("x2a-node-plain", 1)]
 
     def judge(self, parts, limits=NO_LIMITS):
-        return verdict.judge_cards([(i, built(p, limits)) for i, p in enumerate(parts)], limits)
+        return judge.judge_cards([(i, built(p, limits)) for i, p in enumerate(parts)], limits)
 
     def test_a_healthy_node_without_limits_has_none_and_no_fault(self):
         judged = self.judge(self.parts())
-        self.assertEqual({s for *_, s, _ in judged}, {verdict.NO_LIMITS})
-        self.assertTrue(all(c["inside"] for _, card_, _, _ in judged for c in card_.ranges["checks"]
+        self.assertEqual({s for *_, s, _ in judged}, {verdicts.NO_LIMITS})
+        self.assertTrue(all(c["inside"] for _, card_, _, _ in judged for c in card_.checks["checks"]
                             if c["layer"] == "node"))
 
     def test_the_one_slow_gpu_is_named_by_the_node_alone(self):
@@ -117,10 +115,10 @@ class Node(unittest.TestCase):
         parts[2] = scaled(parts[2], "Stream/read", 0.9)
         judged = self.judge(parts)
         self.assertEqual([s for *_, s, _ in judged],
-                         [verdict.NO_LIMITS, verdict.NO_LIMITS, verdict.ABNORMAL, verdict.NO_LIMITS])
+                         [verdicts.NO_LIMITS, verdicts.NO_LIMITS, verdicts.ABNORMAL, verdicts.NO_LIMITS])
         self.assertIn("against the node", judged[2][3])
-        status, line = verdict.node_line(judged)
-        self.assertEqual(status, verdict.ABNORMAL)
+        status, line = judge.node_line(judged)
+        self.assertEqual(status, verdicts.ABNORMAL)
         self.assertIn("GPU 2 (GPU-674301d8, 0000:00:07.0): abnormal", line)
 
     def test_ratios_and_grids_are_not_the_nodes_to_judge(self):
@@ -129,10 +127,10 @@ class Node(unittest.TestCase):
         parts = self.parts()
         parts[0] = scaled(parts[0], "Stream/read", 0.8)
         judged = self.judge(parts)
-        keys = {c["key"] for _, card_, _, _ in judged for c in card_.ranges["checks"] if c["layer"] == "node"}
+        keys = {c["key"] for _, card_, _, _ in judged for c in card_.checks["checks"] if c["layer"] == "node"}
         self.assertNotIn("mlp.gpu.fraction_of_stream", keys)
         self.assertNotIn("bandwidth.copy_vs_memcpy", keys)
-        self.assertEqual([s for *_, s, _ in judged][1:], [verdict.NO_LIMITS] * 3)
+        self.assertEqual([s for *_, s, _ in judged][1:], [verdicts.NO_LIMITS] * 3)
 
 
 class Links(unittest.TestCase):
@@ -189,8 +187,8 @@ class MeasuredAgainOnOneGpu(unittest.TestCase):
         standin = os.path.join(ROOT, "test", "app", "standin_gpubench.py")
         report = report_model.load(os.path.join(RUNS, "x2a-node-gpu.json.gz"))
         limits = leave_out.limits_without(leave_out.boards_of(os.path.join(RUNS, "x2a-node-gpu.json.gz")))
-        judged = verdict.judge_cards([(g, built(p, limits)) for g, p in report.devices()], limits)
-        self.assertEqual([s for *_, s, _ in judged], [verdict.NORMAL, verdict.ABNORMAL])
+        judged = judge.judge_cards([(g, built(p, limits)) for g, p in report.devices()], limits)
+        self.assertEqual([s for *_, s, _ in judged], [verdicts.NORMAL, verdicts.ABNORMAL])
         said = []
         os.environ["STANDIN_RUN"] = os.path.join(RUNS, "x2a-alone-1.json.gz")
         try:
@@ -202,19 +200,19 @@ class MeasuredAgainOnOneGpu(unittest.TestCase):
         after = sorted(r.full_name for r in again.all_rows if r.family == "SmMap" and r.gpu == 0)
         self.assertEqual(before, after)
         self.assertEqual(len([r for r in again.all_rows if r.family == "SmMap" and r.gpu == 1]), len(before))
-        rejudged = verdict.judge_cards([(g, built(p, limits)) for g, p in again.devices()], limits)
-        self.assertEqual([s for *_, s, _ in rejudged], [verdict.NORMAL, verdict.NORMAL])
+        rejudged = judge.judge_cards([(g, built(p, limits)) for g, p in again.devices()], limits)
+        self.assertEqual([s for *_, s, _ in rejudged], [verdicts.NORMAL, verdicts.NORMAL])
 
 
 class Busy(unittest.TestCase):
     def test_other_processes_at_the_start_or_the_end_make_it_busy(self):
-        self.assertIsNone(verdict.busy_text({"gpubench_other_gpu_processes": "none"}))
-        self.assertIsNone(verdict.busy_text({"gpubench_other_gpu_processes": "unknown (nvidia-smi failed)"}))
-        text = verdict.busy_text({"gpubench_other_gpu_processes": "none",
+        self.assertIsNone(layers.busy_text({"gpubench_other_gpu_processes": "none"}))
+        self.assertIsNone(layers.busy_text({"gpubench_other_gpu_processes": "unknown (nvidia-smi failed)"}))
+        text = layers.busy_text({"gpubench_other_gpu_processes": "none",
                                   "gpubench_other_gpu_processes_end": "1 (pid 7 python3 100 MiB)"})
         self.assertEqual(text, "at the end 1 (pid 7 python3 100 MiB)")
         context = json.loads(json.dumps(part_of("x2a-node-link", 0).context))
-        self.assertIn("python3", verdict.busy_text(context))
+        self.assertIn("python3", layers.busy_text(context))
 
 
 class NearALimit(unittest.TestCase):
@@ -226,18 +224,18 @@ class NearALimit(unittest.TestCase):
                 "high": high, "inside": True, "layer": "sku", "precision": precision}
 
     def test_near_is_inside_by_less_than_the_precision(self):
-        self.assertEqual(verdict.near({"checks": [self.check(100.5, 0.01)]})[0]["key"], "k")
-        self.assertEqual(verdict.near({"checks": [self.check(102.0, 0.01)]}), [])
-        self.assertEqual(verdict.near({"checks": [self.check(100.5, None)]}), [], "fixed effort states none")
+        self.assertEqual(judge.near({"checks": [self.check(100.5, 0.01)]})[0]["key"], "k")
+        self.assertEqual(judge.near({"checks": [self.check(102.0, 0.01)]}), [])
+        self.assertEqual(judge.near({"checks": [self.check(100.5, None)]}), [], "fixed effort states none")
         lower = self.check(99.5, 0.01, better="lower", low=None, high=100.0)
-        self.assertAlmostEqual(verdict.margin(lower), 0.005)
-        self.assertEqual(len(verdict.near({"checks": [lower]})), 1)
-        self.assertIsNone(verdict.margin(self.check(101.0, 0.01, high=120.0)), "two-sided: no margin")
+        self.assertAlmostEqual(wording.margin(lower), 0.005)
+        self.assertEqual(len(judge.near({"checks": [lower]})), 1)
+        self.assertIsNone(wording.margin(self.check(101.0, 0.01, high=120.0)), "two-sided: no margin")
 
     def test_the_closest_value_is_said_with_its_margin(self):
-        text = verdict.closest_text({"checks": [self.check(110.0, 0.01), self.check(102.0, 0.005)]})
+        text = wording.closest_text([self.check(110.0, 0.01), self.check(102.0, 0.005)])
         self.assertEqual(text, "; closest to its limit: DRAM read 2.0% inside (at least 100, value +-0.5%)")
-        self.assertEqual(verdict.closest_text({"checks": [self.check(110.0, None)]}), "")
+        self.assertEqual(wording.closest_text([self.check(110.0, None)]), "")
 
 
 if __name__ == "__main__":

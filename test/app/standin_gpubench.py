@@ -46,8 +46,8 @@ def main():
         if check:  # the verdict's lines and exit status, as gpubench --gpubench_verdict gives them
             sys.stderr.write(done.stderr)
             sys.path.insert(0, ROOT)
-            from analysis.verdict import judge as verdict
-            return done.returncode if done.returncode in verdict.NAME_OF else 4
+            from analysis.verdict import table
+            return done.returncode if done.returncode in table.NAME_OF else 4
         done.check_returncode()
     return 0
 

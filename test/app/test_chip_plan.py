@@ -17,7 +17,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, ROOT)
-from analysis import card  # noqa: E402
+from analysis.cards import card  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 
 GPUBENCH = sys.argv.pop(1) if len(sys.argv) > 1 else "gpubench"

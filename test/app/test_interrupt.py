@@ -18,6 +18,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 RESUME = os.path.join(ROOT, "analysis", "resume.py")
 sys.path.insert(0, ROOT)
 from analysis.model import report as report_model  # noqa: E402
+from analysis.model import row as row_model  # noqa: E402
 
 
 def read_console(console, finished_row):
@@ -77,7 +78,7 @@ class Interrupt(unittest.TestCase):
         listed = subprocess.run([GPUBENCH, "--gpubench_preset=full", f"--benchmark_filter={row_filter}",
                                  "--benchmark_list_tests"], capture_output=True, text=True, timeout=60)
         # The listing names host rows as this run's effort does (/min_time:0.100 under the stopping rule).
-        same = lambda names: [report_model.EFFORT_SUFFIX.sub("", n) for n in names]
+        same = lambda names: [row_model.EFFORT_SUFFIX.sub("", n) for n in names]
         self.assertEqual(same(listed.stdout.split()), same(interrupted), "the filter selects exactly the rows not run")
         second = os.path.join(tmp, "second.json")
         done = subprocess.run([GPUBENCH, "--gpubench_preset=full", f"--benchmark_filter={row_filter}",

@@ -18,12 +18,14 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, ROOT)
-from analysis import card, compare  # noqa: E402
+from analysis import compare  # noqa: E402
+from analysis.cards import card  # noqa: E402
 from analysis.tables import make_noise  # noqa: E402
 from analysis.tables import make_ranges  # noqa: E402
 from analysis.cards import noise  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
-from analysis.verdict import judge as verdict  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
+from analysis.verdict import judge as verdict_judge  # noqa: E402
+from analysis.verdict import table as verdicts  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 
 LATENCY = ("cycles_per_load", "ns_per_load", "median_over_sms", "min_over_sms", "max_over_sms")
@@ -75,14 +77,12 @@ def rows_scaled(part, key, factor, quantities, gpu=None):
 def judge(part, limits, node=None):
     """(status, line, card) of one GPU; `node`: the other GPUs' reports judged with it as one node."""
     cards = [(0, make_card(part, limits))] + [(i + 1, make_card(p, limits)) for i, p in enumerate(node or [])]
-    judged = verdict.judge_cards(cards, limits)
+    judged = verdict_judge.judge_cards(cards, limits)
     return judged[0][2], judged[0][3], judged
 
 
 def make_card(part, limits):
-    built = card.Card(part)
-    built.limits = limits
-    return built.build()
+    return verdict_judge.build(part, limits)
 
 
 class Tables:
@@ -94,7 +94,7 @@ class Tables:
     def make(self, without=(), drop_sku=None, arch_skus=None):
         """The shipped table with sm_90 and the H100's and H200's entries remade from the runs less `without`;
         `drop_sku`: that SKU has no entry and no run in the architecture's (leave one SKU out)."""
-        table = ranges.load(ranges.RANGES)
+        table = limit_table.load(limit_table.RANGES)
         kept = [r for r in self.runs if r not in without and r.sku != drop_sku]
         skus = sorted({r.sku for r in kept})
         whole = sorted({r.path for r in kept if not self._mixed(r.path, kept)})
@@ -137,9 +137,9 @@ def check_section(quick, check):
                             ("board", tables.make(without=[r for r in runs if r.board == run.board])),
                             ("sku", tables.make(drop_sku=run.sku))):
             status, line, _ = judge(run.part, table)
-            alarms[kind] += status != verdict.NORMAL
-            current[kind] += status != verdict.NORMAL and run.code != "older"
-            cells.append(f"{verdict.NAME_OF[status]}: " + line.split(": ", 1)[-1][:90])
+            alarms[kind] += status != verdicts.NORMAL
+            current[kind] += status != verdicts.NORMAL and run.code != "older"
+            cells.append(f"{verdicts.NAME_OF[status]}: " + line.split(": ", 1)[-1][:90])
         out.append(f"| {run.label} | {run.board[4:12]} | {SHORT.get(run.sku, run.sku)} | {run.preset} | {run.code[:7]} | "
                    + " | ".join(cells) + " |")
     now = sum(r.code != "older" for r in runs)
@@ -157,8 +157,8 @@ def check_section(quick, check):
             hits, mine, first = 0, [r for r in check if r.sku == sku], ""
             for run in mine:
                 status, line, judged = judge(rows_scaled(run.part, key, factor, quantities), table)
-                named = any(c["key"] == key for c in verdict.outside(judged[0][1].ranges))
-                hits += status == verdict.ABNORMAL and named
+                named = any(c["key"] == key for c in verdict_judge.outside(judged[0][1].checks))
+                hits += status == verdicts.ABNORMAL and named
                 first = first or line
             out.append(f"| {what} | {SHORT[sku]} | {hits} of {len(mine)} | {first[:160]} |")
     out.append("")
@@ -182,18 +182,18 @@ def node_section(check):
             continue
         for what, table in (("none (no architecture, no SKU)", {"version": 3, "architectures": {}, "skus": {}}),
                             ("its SKU left out", tables.make(drop_sku=sku)),
-                            ("every layer, as shipped", ranges.load(ranges.RANGES))):
+                            ("every layer, as shipped", limit_table.load(limit_table.RANGES))):
             parts = [r.part for r in picked]
-            healthy = verdict.judge_cards([(i, make_card(p, table)) for i, p in enumerate(parts)], table)
+            healthy = verdict_judge.judge_cards([(i, make_card(p, table)) for i, p in enumerate(parts)], table)
             slow = list(parts)
             slow[2] = rows_scaled(parts[2], "bandwidth.stream_read.fraction", 0.90, RATE)
-            judged = verdict.judge_cards([(i, make_card(p, table)) for i, p in enumerate(slow)], table)
-            node_status, _ = verdict.node_line(judged)
-            named = [f"GPU {g} {verdict.NAME_OF[s]}" for g, _, s, _ in judged if s != verdict.NORMAL]
-            layers = sorted({c["layer"] for c in verdict.outside(judged[2][1].ranges)})
+            judged = verdict_judge.judge_cards([(i, make_card(p, table)) for i, p in enumerate(slow)], table)
+            node_status, _ = verdict_judge.node_line(judged)
+            named = [f"GPU {g} {verdicts.NAME_OF[s]}" for g, _, s, _ in judged if s != verdicts.NORMAL]
+            layers = sorted({c["layer"] for c in verdict_judge.outside(judged[2][1].checks)})
             out.append(f"| {SHORT[sku]} | {', '.join(r.board[4:12] for r in picked)} | {what} | "
-                       f"{', '.join(sorted({verdict.NAME_OF[s] for *_, s, _ in healthy}))} | "
-                       f"{verdict.NAME_OF[node_status]}: {'; '.join(named)} (GPU 2 outside by: {', '.join(layers)}) |")
+                       f"{', '.join(sorted({verdicts.NAME_OF[s] for *_, s, _ in healthy}))} | "
+                       f"{verdicts.NAME_OF[node_status]}: {'; '.join(named)} (GPU 2 outside by: {', '.join(layers)}) |")
     out.append("")
     return out
 
@@ -359,11 +359,11 @@ def one_shot(paths):
            "Each GPU of each run judged once with the shipped limits (no measuring again). The runs helped make them, but "
            "h100b-check-1, run after they were made (board bd511e11, which no table has seen).", "",
            "| run | verdict |", "|---|---|"]
-    table = ranges.load(ranges.RANGES)
+    table = limit_table.load(limit_table.RANGES)
     alarms = 0
     for run in runs_of(paths):
         status, line, _ = judge(run.part, table)
-        alarms += status != verdict.NORMAL
+        alarms += status != verdicts.NORMAL
         out.append(f"| {run.label} | {line[:150]} |")
     out += ["", f"**False alarms: {alarms} of {len(runs_of(paths))}.**", ""]
     return out

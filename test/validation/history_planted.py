@@ -13,8 +13,8 @@ import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
-from analysis import history  # noqa: E402
-from analysis.verdict import limits as ranges  # noqa: E402
+from analysis.store import history_store as history  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 
 DRAM_READ = "bandwidth.stream_read.bytes_per_second"
@@ -52,7 +52,7 @@ def main():
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--step-at", type=int, default=5)
     args = parser.parse_args()
-    limits = ranges.load(ranges.RANGES)
+    limits = limit_table.load(limit_table.RANGES)
     with tempfile.TemporaryDirectory() as tmp:
         store = history.open_store(os.path.join(tmp, "as-is.sqlite"))
         for path in args.runs:

@@ -2,8 +2,7 @@
 (docs/experiments/cache_bandwidth.md)."""
 import math
 
-from analysis.cards.noise import at_an_edge
-from analysis.model.values import Value, mean_rows, median
+from analysis.model.values import at_an_edge, Value, mean_rows, median
 
 FAMILIES = ("CacheBandwidth",)
 # compare.py's class of measurement of each result (analysis/cards/noise.py): which calibrated noise applies.
