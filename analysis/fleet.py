@@ -15,7 +15,6 @@ input (no run could be read).
 """
 import argparse
 import os
-import statistics
 import sys
 
 if __package__ in (None, ""):
@@ -126,15 +125,15 @@ def flag(found, tolerance, limits=None):
             if e["values"].get(column) is not None:
                 by_name.setdefault(e["name"], []).append(e)
         for same in by_name.values():
-            median = statistics.median(e["values"][column] for e in same)
+            fleet = [e["values"][column] for e in same]
             for e in same:
-                off = e["values"][column] / median - 1 if median else 0.0
                 allowed = tolerance
                 if allowed is None:
-                    sigma = layers.board_spread(keys_of.get(column, ""), e.get("context", {}), limits) or 0.0
-                    allowed = max(layers.NODE_FLOOR, layers.NODE_SIGMAS * sigma)
-                worse = off if column in e.get("lower", ()) else -off  # each value's direction, as its card says
-                if len(same) >= 3 and worse > allowed:
+                    allowed = limit_table.peer_tolerance(
+                        layers.board_spread(keys_of.get(column, ""), e.get("context", {}), limits) or 0.0)
+                better = "lower" if column in e.get("lower", ()) else "higher"  # each value's direction, as its card says
+                inside, median, off = limit_table.against_peers(e["values"][column], fleet, better, allowed)
+                if len(same) >= 3 and not inside:
                     e["flags"][column] = f"{off:+.1%} from the fleet's median {median:.4g} (tolerance {allowed:.1%})"
     keys = {key: column for column, key, _, _ in GPU_COLUMNS}
     for e in found:
@@ -176,7 +175,7 @@ def markdown(found, columns, tolerance, damaged=None, link_rows=()):
     lines = [f"# Fleet report: {len({e['node'] for e in found})} node(s), {len(found)} GPU(s) or host(s)", "",
              "Flagged: off the median of the same GPUs (three or more of them) by more than "
              + (f"{tolerance:.0%}" if tolerance else "the value's measured board-to-board spread (at least "
-                f"{layers.NODE_FLOOR:.0%})") + ", outside a limit, or a verdict other than normal. "
+                f"{limit_table.NODE_FLOOR:.0%})") + ", outside a limit, or a verdict other than normal. "
              + (f"**Flagged: {' and '.join(counted)}.**" if counted else "None flagged."),
              "", "| node | GPU | " + " | ".join(f"{c} ({units[c]})" if c in units else c for c in shown) + " |",
              "|---|---|" + "---|" * len(shown)]

@@ -5,17 +5,13 @@ verdict from their checks):
   GH200): a family declares which of its values these are (`set_by` of a card value, analysis/model/values.py);
 - sku: absolute values of one product, matched by its exact name, where they are sharper;
 - node: each GPU against the median of the run's other GPUs of its name, within the value's measured
-  board-to-board spread (4 robust sigmas, at least NODE_FLOOR): one slow GPU is named on any SKU;
+  board-to-board spread (limits.peer_tolerance): one slow GPU is named on any SKU;
 - own: the chip against itself (the per-SM map's worst SM against its median).
 
 A check is data: key, label, value, unit, better, low, high, source, inside (None: informational), layer.
 """
-import statistics
-
 from analysis.verdict import limits as limit_table
 
-NODE_FLOOR = limit_table.NODE_FLOOR  # the least distance from the node's median that is a fault
-NODE_SIGMAS = 4.0
 # Values that say more about the host, the run or the other GPUs than about this GPU: no layer judges them.
 NOT_OF_THE_GPU = ("peer.", "mlp.host.", "energy.", "memory.by_sm.", "bandwidth.stream_read.claimed_vs",
                   "bandwidth.stream_copy.claimed_vs")
@@ -122,7 +118,7 @@ def board_spread(key, context, limits):
 def node_checks(cards, limits):
     """{gpu: [check]} of each GPU's values against the median of the run's other GPUs of its name (two GPUs or
     more). A value is outside when it is worse than that median, on its fault's side, by more than
-    max(NODE_FLOOR, NODE_SIGMAS x its board-to-board spread, 2 x its rows' own spread)."""
+    limits.peer_tolerance: at least NODE_FLOOR, 4 sigmas of its board-to-board spread, twice its rows' spread."""
     by_name = {}
     for gpu, card in cards:
         by_name.setdefault(card.context.get("gpu_name"), []).append((gpu, card))
@@ -140,14 +136,11 @@ def node_checks(cards, limits):
                 others = [table[g][key]["value"] for g, _ in same if g != gpu and key in table[g]]
                 if not others:
                     continue
-                ref = statistics.median(others)
+                tolerance = limit_table.peer_tolerance(board_spread(key, card.context, limits) or 0.0,
+                                                       v.get("spread") or 0.0)
+                inside, ref, off = limit_table.against_peers(v["value"], others, better, tolerance)
                 if not ref:
                     continue
-                sigma = board_spread(key, card.context, limits) or 0.0
-                tolerance = max(NODE_FLOOR, NODE_SIGMAS * sigma, 2 * (v.get("spread") or 0.0))
-                off = v["value"] / ref - 1
-                inside = (off >= -tolerance if better == "higher" else off <= tolerance if better == "lower"
-                          else abs(off) <= tolerance)
                 brackets = [table[g][key]["bracket"] for g, _ in same if g != gpu and "bracket" in table[g].get(key, {})]
                 if "bracket" in v and brackets:  # a capacity: a sweep resolves its edge to its grid; brackets must meet
                     low, high = min(b[0] for b in brackets), max(b[1] for b in brackets)

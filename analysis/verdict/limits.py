@@ -9,8 +9,10 @@ work are informational.
 """
 import json
 import os
+import statistics
 
 NODE_FLOOR = 0.04  # the least distance from a median that is a fault: the node layer, the links, the limits made
+NODE_SIGMAS = 4.0  # a value's board-to-board spread (robust sigmas) that is still no fault
 
 RANGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ranges.json")
 VERSIONS = (3,)
@@ -72,3 +74,20 @@ def judge(value, limit):
         (a, b), (c, d) = value["bracket"], limit["bracket"]
         return a <= d and c <= b
     return (low is None or x >= low) and (high is None or x <= high)
+
+
+def peer_tolerance(board_sigma=0.0, own_spread=0.0):
+    """How far from its peers' median a value may lie on its fault's side: the node rule, one place for the node
+    layer, the links and the fleet. At least NODE_FLOOR, NODE_SIGMAS x its board-to-board spread, twice its rows'
+    own spread."""
+    return max(NODE_FLOOR, NODE_SIGMAS * board_sigma, 2 * own_spread)
+
+
+def against_peers(value, peers, better, tolerance):
+    """(inside, median of `peers`, relative distance from it) of a value against its peers (the node's other GPUs or
+    links, the fleet's GPUs of its name): outside only on its fault's side (`better`: higher, lower, else both)."""
+    reference = statistics.median(peers)
+    off = value / reference - 1 if reference else 0.0
+    inside = (off >= -tolerance if better == "higher" else off <= tolerance if better == "lower"
+              else abs(off) <= tolerance)
+    return inside, reference, off

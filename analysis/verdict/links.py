@@ -8,6 +8,11 @@ import statistics
 from analysis.verdict import limits as limit_table
 
 LINK_FLOOR = limit_table.NODE_FLOOR  # the least distance from the node's other links that is a fault (the node layer's)
+
+
+def against_other_links(x, others, better):
+    """A link against the node's other links: the node rule at its floor (links have no board-to-board spread)."""
+    return limit_table.against_peers(x, others, better, LINK_FLOOR)
 # (key, label, field of link_values, better)
 QUANTITIES = (("link.one_way.fraction_of_link", "copy one way", "one_way_fraction", "higher"),
               ("link.both_ways.fraction_of_link", "copy both ways at once", "both_ways_fraction", "higher"),
@@ -82,9 +87,7 @@ def judge(values, limits):
                                "layer": "architecture", "source": limit.get("source", "")})
             others = [y for p, y in have.items() if p != pair and set(p) != set(pair)]
             if len(others) >= 2:
-                ref = statistics.median(others)
-                off = x / ref - 1 if ref else 0.0
-                inside = off >= -LINK_FLOOR if better == "higher" else off <= LINK_FLOOR
+                inside, ref, _ = against_other_links(x, others, better)
                 checks.append({"link": pair, "key": key, "label": label, "value": x, "better": better,
                                "low": ref * (1 - LINK_FLOOR) if better == "higher" else None,
                                "high": ref * (1 + LINK_FLOOR) if better == "lower" else None, "inside": inside,
