@@ -20,6 +20,7 @@ import json
 import os
 import re
 
+from analysis.model import archive
 from analysis.model.row import ReportError, Row, parse_name, per_clock
 
 SCHEMAS = (1, 2)  # 2: rows name their results ("results"), the catalog gives each counter its role
@@ -113,12 +114,8 @@ def read_json_object(path, not_an_object="not a JSON object"):
     if os.path.isdir(path):
         raise ReportError(f"{path}: is a directory, not a gpubench JSON file")
     try:
-        if path.endswith(".gz"):  # committed results are kept compressed
-            with gzip.open(path, "rt", encoding="utf-8") as f:
-                text = f.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+        raw = archive.read(path)  # a file, or one inside a committed folder's raw.tar.xz
+        text = (gzip.decompress(raw) if path.endswith(".gz") else raw).decode("utf-8")
     except OSError as e:
         raise ReportError(f"{path}: {e.strerror or e}") from None
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError):
@@ -143,7 +140,7 @@ def load(paths):
     """One Report of every row of `paths` (merged; the first context that has one wins)."""
     if isinstance(paths, str):
         paths = [paths]
-    return merge([load_one(path) for path in paths])
+    return merge([load_one(path) for path in archive.expand(paths)])
 
 
 MEASURED_AGAIN = "gpubench_measured_again"  # a verdict's second measurement, kept in the run's JSON
