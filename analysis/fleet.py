@@ -19,7 +19,7 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis.model import cli  # noqa: E402
+from analysis.model import archive, cli  # noqa: E402
 from analysis.verdict import links  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict import judge, layers, table, wording  # noqa: E402
@@ -218,7 +218,7 @@ def main():
     except (OSError, ValueError) as e:
         raise cli.UsageError(f"reference ranges: {e}") from None
     damaged, link_rows = {}, []
-    found = entries(args.json, damaged, limits, args.subset, link_rows)
+    found = entries(archive.expand(args.json), damaged, limits, args.subset, link_rows)
     if not found:
         raise cli.UsageError("no node's run could be read: " + "; ".join(damaged.values()) if damaged else
                              "no gpubench run among the inputs (card files are skipped)")

@@ -24,7 +24,7 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from analysis.model import cli  # noqa: E402
+from analysis.model import archive, cli  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.store.drift import GRID_UNITS  # noqa: E402
 from analysis.store.history_store import DEFAULT, StoreError, drifts, open_store, records, series  # noqa: E402
@@ -76,7 +76,7 @@ def run(store, args):
     if args.command == "add":
         limits = limit_table.load(args.ranges)
         added = kept = 0
-        for path in args.args:
+        for path in archive.expand(args.args):
             for record, values in records(path, limits):
                 if store.add(record, values):
                     added += 1

@@ -22,7 +22,7 @@ import os
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from analysis.cards import noise  # noqa: E402
-from analysis.model import cli  # noqa: E402
+from analysis.model import archive, cli  # noqa: E402
 from analysis.tables.run_pairs import at_equal_clock, parts_of  # noqa: E402
 
 
@@ -249,6 +249,7 @@ def main():
     parser.add_argument("--same-code", action="append", default=[], metavar="A=B",
                         help="source versions A and B measure alike (their diff touches no measurement)")
     args = parser.parse_args()
+    args.runs = archive.expand(args.runs)
     same = {}
     for pair in args.same_code:
         a, eq, b = pair.partition("=")

@@ -27,7 +27,7 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from analysis.cards import card  # noqa: E402
-from analysis.model import cli  # noqa: E402
+from analysis.model import archive, cli  # noqa: E402
 from analysis.verdict import links  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict import layers as verdict_layers  # noqa: E402
@@ -243,6 +243,7 @@ def main():
     parser.add_argument("--file", default=limit_table.default_path(), help="the limits file (default: $GPUBENCH_RANGES, "
                                                                        "else the shipped one)")
     args = parser.parse_args()
+    args.runs, args.links = archive.expand(args.runs), archive.expand(args.links)
     if args.sku and not args.names:
         parser.error("--sku needs --names (the GPU's name exactly as the driver reports it)")
     try:

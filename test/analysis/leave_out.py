@@ -3,7 +3,6 @@ from itself. The architecture's limits are made again by make_ranges from the ca
 was made from (its "made" source: docs/results/2026-11-25-verdicts, 2026-11-25-checks, 2026-11-26-verdicts), less
 every run of those boards; its link limits from the node runs of the 4-H200 hosts of 2026-11-26-node-production;
 the SKU limits of the H100 and H200, made from the same runs, are left out."""
-import glob
 import os
 import sys
 
@@ -11,18 +10,19 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, ROOT)
 from analysis.model import cli  # noqa: E402
 from analysis.tables import make_ranges  # noqa: E402
+from analysis.model import archive  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "docs", "results")
-CALIBRATION = [os.path.join(RESULTS, d, "runs") for d in ("2026-11-25-verdicts", "2026-11-25-checks",
+CALIBRATION = [os.path.join(RESULTS, d, "raw.tar.xz", "runs") for d in ("2026-11-25-verdicts", "2026-11-25-checks",
                                                           "2026-11-26-verdicts")]
-LINK_RUNS = sorted(glob.glob(os.path.join(RESULTS, "2026-11-26-node-production", "runs", "x4*-node-*.json.gz")))
+LINK_RUNS = archive.runs(os.path.join(RESULTS, "2026-11-26-node-production", "raw.tar.xz", "runs", "x4*-node-*.json"))
 PLANTED = ("busy", "flip", "streamer", "planted", "link", "node-gpu", "memory")
 _MADE = {}
 
 
 def calibration_runs():
-    return sorted(p for d in CALIBRATION for p in glob.glob(os.path.join(d, "*.json.gz"))
+    return sorted(p for d in CALIBRATION for p in archive.runs(os.path.join(d, "*.json"))
                   if not any(word in os.path.basename(p) for word in PLANTED))
 
 

@@ -90,8 +90,8 @@ class BadInput(unittest.TestCase):
 
     def test_time_split_needs_rows_with_their_wall_time(self):
         self.assert_one_line(run("time_split.py", GOOD), "carry no wall time", "time_split.py on an old run")
-        done = run("time_split.py", os.path.join(HERE, "..", "..", "docs", "results", "2026-11-25-verdicts", "runs",
-                                                 "h100a-1.json.gz"))
+        done = run("time_split.py", os.path.join(HERE, "..", "..", "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs",
+                                                 "h100a-1.json"))
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("152.3 s of wall, 46.7 s of it the final timed launches", done.stdout)
         self.assertIn("| PointerChase | 58 | 32.0 |", done.stdout)

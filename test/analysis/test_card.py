@@ -17,6 +17,7 @@ FIXTURES = os.path.join(HERE, "..", "fixtures")
 CARD = os.path.join(ROOT, "analysis", "card.py")
 sys.path.insert(0, ROOT)
 from analysis.cards import card  # noqa: E402
+from analysis.model import archive  # noqa: E402
 from analysis.tables import make_ranges  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict import judge, layers  # noqa: E402
@@ -580,8 +581,8 @@ class CardOfEnergy(unittest.TestCase):
         self.assertIn("sm_80", built["energy.wgmma_f16.random"]["text"])
 
 
-CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
-CHECKS = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "runs")
+CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs")
+CHECKS = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "raw.tar.xz", "runs")
 _LEFT_OUT = {}
 
 
@@ -599,11 +600,11 @@ def limits_without(run, directory=None):
     made from itself."""
     key = os.path.basename(run)
     if key not in _LEFT_OUT:
-        others = sorted(os.path.join(CALIBRATION, f) for f in os.listdir(CALIBRATION)
-                        if f.startswith("h100") and "planted" not in f and f != key)
-        others += [os.path.join(CHECKS, f + ".json.gz") for f in ("h100g-check-plain", "h100g-check-again",
+        others = [p for p in archive.runs(os.path.join(CALIBRATION, "h100*.json"))
+                  if "planted" not in os.path.basename(p) and os.path.basename(p) != key]
+        others += [os.path.join(CHECKS, f + ".json") for f in ("h100g-check-plain", "h100g-check-again",
                                                                   "h100h-check-plain", "h100i-check-plain")
-                   if f + ".json.gz" != key]
+                   if f + ".json" != key]
         table = limit_table.load(limit_table.RANGES)
         table["architectures"] = {}
         table["skus"]["h100-sxm5"] = make_ranges.make_entry(others, "H100 SXM5 80GB HBM3", ["NVIDIA H100 80GB HBM3"],
@@ -621,7 +622,7 @@ class SkuCheck(unittest.TestCase):
     never a pass for what it did not measure; nothing written beside its input unless asked. Runs: the committed
     calibration runs (docs/results/2026-11-25-verdicts) and edits of them."""
     RUNS = CALIBRATION
-    RUN = os.path.join(RUNS, "h100a-1.json.gz")
+    RUN = os.path.join(RUNS, "h100a-1.json")
 
     def data(self):
         return report_model.read_json(self.RUN)
@@ -878,10 +879,10 @@ class CheckPresetRuns(unittest.TestCase):
     """The node check on committed runs of the check preset (H100, docs/results/2026-11-25-checks), judged by the
     SKU limits of runs other than these: normal on a healthy board; one SM kept busy from another stream is
     abnormal naming it; a flipped bit is a wrong result; a second process streaming through DRAM makes it busy."""
-    RUNS = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "runs")
+    RUNS = CHECKS
 
     def check(self, name):
-        path = os.path.join(self.RUNS, name + ".json.gz")
+        path = os.path.join(self.RUNS, name + ".json")
         return subprocess.run([sys.executable, CARD, path, "--check", "--ranges", limits_without(path)],
                               capture_output=True, text=True)
 
@@ -911,7 +912,7 @@ class CheckPresetRuns(unittest.TestCase):
         self.assertRegex(done.stderr, r"nothing judged; [1-9]\d* value\(s\) would have been outside")
 
     def test_the_map_names_the_worst_sm_and_the_gpc_groups(self):
-        report = report_model.read_json(os.path.join(self.RUNS, "h100h-check-plain.json.gz"))
+        report = report_model.read_json(os.path.join(self.RUNS, "h100h-check-plain.json"))
         got = values(report_model.Report(report["context"], [report_model.Row(r) for r in report["benchmarks"]]))
         self.assertGreater(got["sm_map.shared.median"]["value"], 120)  # 128 B/clk/SM: the hardware's
         self.assertLessEqual(got["sm_map.shared.median"]["value"], 128.5)
@@ -987,8 +988,7 @@ class MeasuredAgain(unittest.TestCase):
 class MakeRanges(unittest.TestCase):
     """make_ranges.py refuses what cannot make a SKU's limits, each with one line and exit 2."""
     MAKE = os.path.join(ROOT, "analysis", "tables", "make_ranges.py")
-    RUNS = sorted(os.path.join(SkuCheck.RUNS, f) for f in os.listdir(SkuCheck.RUNS)
-                  if f.startswith("h100") and "planted" not in f)
+    RUNS = [p for p in archive.runs(os.path.join(SkuCheck.RUNS, "h100*.json")) if "planted" not in os.path.basename(p)]
 
     @staticmethod
     def shipped_copy(tmp):

@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 COMPARE = os.path.join(ROOT, "analysis", "compare.py")
 FIXTURES = os.path.join(HERE, "..", "fixtures")
-RUNS = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
+RUNS = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs")
 # What a run's own counter catalog says of the counters these tests use (gpubench writes it into the report).
 CATALOG = [{"name": "l2_read_bytes", "unit": "bytes", "kind": "fixed", "role": "fixed", "meaning": "", "source": "CUPTI"},
            {"name": "cycles", "unit": "cycles", "kind": "measured", "role": "diagnostic", "meaning": "",
@@ -259,17 +259,17 @@ class Compare(unittest.TestCase):
         runs only (H100s and other H200 boards): nothing slower, faster or changed."""
         sys.path.insert(0, ROOT)
         from analysis.tables import make_noise
-        new = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs")
-        others = [os.path.join(new, f) for f in ("x2a-alone-0.json.gz", "x2a-alone-1.json.gz", "x2a-node-plain.json.gz",
-                                                 "h100a-check-1.json.gz", "h100a-check-2.json.gz")]
-        others += [os.path.join(RUNS, f"h100{x}.json.gz") for x in ("a-1", "a-2", "b-1", "b-2", "c-1", "d-1", "d-2")]
+        new = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "raw.tar.xz", "runs")
+        others = [os.path.join(new, f) for f in ("x2a-alone-0.json", "x2a-alone-1.json", "x2a-node-plain.json",
+                                                 "h100a-check-1.json", "h100a-check-2.json")]
+        others += [os.path.join(RUNS, f"h100{x}.json") for x in ("a-1", "a-2", "b-1", "b-2", "c-1", "d-1", "d-2")]
         model = make_noise.make_model(others, "test", min_skus=1)
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "noise.json")
             with open(path, "w") as f:
                 json.dump(model, f)
-            done = subprocess.run([sys.executable, COMPARE, os.path.join(new, "h200a-check-1.json.gz"),
-                                   os.path.join(new, "h200a-check-2.json.gz"), "--threshold", "5", "--noise", path],
+            done = subprocess.run([sys.executable, COMPARE, os.path.join(new, "h200a-check-1.json"),
+                                   os.path.join(new, "h200a-check-2.json"), "--threshold", "5", "--noise", path],
                                   capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stdout[-2000:] + done.stderr)
         summary = done.stdout.strip().splitlines()[-1]
@@ -358,13 +358,13 @@ class CompareWithIntervals(Compare):
 
 class OneGpuOfANode(unittest.TestCase):
     """GPU 1 of a two-H200 node check against the same GPU's check alone, the same lease (2026-11-26-verdicts)."""
-    RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs")
+    RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "raw.tar.xz", "runs")
 
     def run_compare(self, *args):
         return subprocess.run([sys.executable, COMPARE, *args], capture_output=True, text=True)
 
     def test_picked_gpu_against_its_run_alone(self):
-        alone, node = os.path.join(self.RUNS, "x2a-alone-1.json.gz"), os.path.join(self.RUNS, "x2a-node-plain.json.gz")
+        alone, node = os.path.join(self.RUNS, "x2a-alone-1.json"), os.path.join(self.RUNS, "x2a-node-plain.json")
         refused = self.run_compare(alone, node)
         self.assertEqual(refused.returncode, 2)
         self.assertIn("--gpu N[:M]", refused.stderr)
@@ -379,7 +379,7 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
     run-to-run deviations made from the H100's runs alone judge the H200's. Identical code is never slower, faster
     or noisier, and about 5% of the H200's values fall outside another of its runs' stated precision."""
 
-    RULE_RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "runs")
+    RULE_RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "raw.tar.xz", "runs")
 
     @classmethod
     def setUpClass(cls):
@@ -391,10 +391,10 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
         for entry in model["classes"].values():  # the shipped rule fields were made from both boards: out
             for key in [k for k in entry if "_rule" in k or k == "repeat_sigma"]:
                 del entry[key]
-        h100 = [os.path.join(cls.RULE_RUNS, f"h100m-new-{p}.json.gz") for p in
+        h100 = [os.path.join(cls.RULE_RUNS, f"h100m-new-{p}.json") for p in
                 [f"check-m-{i}" for i in range(1, 7)] + ["quick-m-1", "quick-m-2"]]
         cls.model = make_noise.add_rule(model, h100, "H100 a6e13cdd only", 2.0, 0.005)
-        cls.h200 = [os.path.join(cls.RULE_RUNS, f"h200m-new-check-m-{i}.json.gz") for i in range(1, 7)]
+        cls.h200 = [os.path.join(cls.RULE_RUNS, f"h200m-new-check-m-{i}.json") for i in range(1, 7)]
 
     def test_identical_code_on_the_h200_is_never_slower_faster_or_noisier(self):
         from analysis import compare

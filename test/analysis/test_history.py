@@ -6,7 +6,6 @@ once, in SQLite and in a real PostgreSQL server on loopback (skipped, with the r
 python3-psycopg is not installed); a corrupt store, a store of a newer schema and one on a read-only path are one
 line each and leave the check's verdict as it was."""
 import glob
-import gzip
 import json
 import os
 import shutil
@@ -20,6 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, ROOT)
+from analysis.model import archive  # noqa: E402
 from analysis.store import history_store as history  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "test", "validation"))
@@ -27,15 +27,14 @@ import history_planted  # noqa: E402
 
 HISTORY = os.path.join(ROOT, "analysis", "history.py")
 CARD = os.path.join(ROOT, "analysis", "card.py")
-RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "runs")
+RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "raw.tar.xz", "runs")
 # Six checks of one H100 board back to back (GPU-a6e13cdd), and two of its quick runs.
-BOARD_RUNS = sorted(glob.glob(os.path.join(RUNS, "h100m-new-check-m-?.json.gz")))
+BOARD_RUNS = archive.runs(os.path.join(RUNS, "h100m-new-check-m-?.json"))
 DRAM_READ = "bandwidth.stream_read.bytes_per_second"
 
 
 def load(path):
-    with gzip.open(path, "rt") as f:
-        return json.load(f)
+    return json.loads(archive.read(path))
 
 
 def series_of(tmp, count, scale=lambda n: 1.0):
@@ -58,7 +57,7 @@ class Drift(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def test_identical_code_on_one_board_names_no_drift(self):
-        quick = sorted(glob.glob(os.path.join(RUNS, "h100m-new-quick-m-?.json.gz")))
+        quick = archive.runs(os.path.join(RUNS, "h100m-new-quick-m-?.json"))
         added = run_history("add", "--store", self.store, *BOARD_RUNS, *quick)
         self.assertEqual(added.returncode, 0, added.stderr)
         self.assertIn("8 GPU run(s) added", added.stderr)

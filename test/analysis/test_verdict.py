@@ -21,12 +21,12 @@ from analysis.model import report as report_model  # noqa: E402
 sys.path.insert(0, HERE)
 import leave_out  # noqa: E402
 
-RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs")
+RUNS = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "raw.tar.xz", "runs")
 NO_LIMITS = {"version": 3, "architectures": {}, "skus": {}}
 
 
 def part_of(name, gpu=None):
-    parts = dict(report_model.load(os.path.join(RUNS, name + ".json.gz")).devices())
+    parts = dict(report_model.load(os.path.join(RUNS, name + ".json")).devices())
     return parts[gpu]
 
 
@@ -148,9 +148,9 @@ class Links(unittest.TestCase):
 
     def test_the_node_run_of_two_h200s_has_every_link_normal_and_the_planted_one_slow(self):
         # Link limits made from other hosts' node runs (the 4-H200 hosts), never this host's.
-        table = leave_out.limits_without(leave_out.boards_of(os.path.join(RUNS, "x2a-node-plain.json.gz")))
+        table = leave_out.limits_without(leave_out.boards_of(os.path.join(RUNS, "x2a-node-plain.json")))
         for name, slow in (("x2a-node-plain", False), ("x2a-node-link", True)):
-            report = report_model.load(os.path.join(RUNS, name + ".json.gz"))
+            report = report_model.load(os.path.join(RUNS, name + ".json"))
             values = links.link_values(report)
             self.assertEqual(sorted(values), [(0, 1), (1, 0)])
             checks, named = links.judge(values, links.limits_of(report, table))
@@ -185,12 +185,12 @@ class MeasuredAgainOnOneGpu(unittest.TestCase):
 
     def test_only_the_gpu_outside_is_measured_again(self):
         standin = os.path.join(ROOT, "test", "app", "standin_gpubench.py")
-        report = report_model.load(os.path.join(RUNS, "x2a-node-gpu.json.gz"))
-        limits = leave_out.limits_without(leave_out.boards_of(os.path.join(RUNS, "x2a-node-gpu.json.gz")))
+        report = report_model.load(os.path.join(RUNS, "x2a-node-gpu.json"))
+        limits = leave_out.limits_without(leave_out.boards_of(os.path.join(RUNS, "x2a-node-gpu.json")))
         judged = judge.judge_cards([(g, built(p, limits)) for g, p in report.devices()], limits)
         self.assertEqual([s for *_, s, _ in judged], [verdicts.NORMAL, verdicts.ABNORMAL])
         said = []
-        os.environ["STANDIN_RUN"] = os.path.join(RUNS, "x2a-alone-1.json.gz")
+        os.environ["STANDIN_RUN"] = os.path.join(RUNS, "x2a-alone-1.json")
         try:
             again = measure_again.measure_again(report, judged, standin, ["--gpubench_preset=check"], said.append)
         finally:

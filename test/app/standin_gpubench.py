@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """A stand-in for gpubench on a GPU, for tests on a machine without one (the fleet recipe under Slurm, the
 verdict's second measurement): it writes what gpubench writes there, the run's JSON (a committed GPU run,
-$STANDIN_RUN, .json or .json.gz; only the rows --benchmark_filter selects) at --benchmark_out and its cards at
+$STANDIN_RUN: .json, .json.gz or a path through a results archive; only the rows --benchmark_filter selects) at --benchmark_out and its cards at
 --gpubench_card (made by card.py, one per GPU and one for the host); with --gpubench_verdict, card.py's check
 and gpubench's exit status for it (the second measurement aside)."""
 import gzip
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, ROOT)
+from analysis.model import archive  # noqa: E402
 
 
 def main():
@@ -23,9 +24,9 @@ def main():
         print("standin: no --benchmark_out", file=sys.stderr)
         return 2
     preset = flags.get("gpubench_preset", "quick")
-    opener = gzip.open if run.endswith(".gz") else open
-    with opener(run, "rt") as f:
-        data = json.load(f)
+    raw = archive.read(run)
+    raw = gzip.decompress(raw) if run.endswith(".gz") else raw
+    data = json.loads(raw)
     ran = data["context"].get("gpubench_preset", "quick")
     if ran != preset:  # what gpubench writes for that preset, or nothing
         print(f"standin: asked for the {preset} preset; STANDIN_RUN is a run of the {ran} preset", file=sys.stderr)
@@ -34,18 +35,15 @@ def main():
         data["benchmarks"] = [r for r in data["benchmarks"] if re.search(flags["benchmark_filter"], r["name"])]
         with open(out, "w") as f:
             json.dump(data, f)
-    elif run.endswith(".gz"):
-        with gzip.open(run, "rb") as src, open(out, "wb") as dst:
-            shutil.copyfileobj(src, dst)
     else:
-        shutil.copyfile(run, out)
+        with open(out, "wb") as f:
+            f.write(raw)
     if card and card != "none":
         check = ["--check"] if "--gpubench_verdict" in sys.argv else []
         done = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "card.py"), out, "--out", card, *check],
                               capture_output=True, text=True)
         if check:  # the verdict's lines and exit status, as gpubench --gpubench_verdict gives them
             sys.stderr.write(done.stderr)
-            sys.path.insert(0, ROOT)
             from analysis.verdict import table
             return done.returncode if done.returncode in table.NAME_OF else 4
         done.check_returncode()

@@ -5,7 +5,6 @@ and the Slurm recipe (analysis/fleet.sbatch) for real on this machine: slurmctld
 report. The Slurm test skips with the reason where Slurm cannot run (not installed, not root)."""
 import copy
 import glob
-import gzip
 import json
 import os
 import shutil
@@ -20,12 +19,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 FLEET = os.path.join(ROOT, "analysis", "fleet.py")
 SBATCH = os.path.join(ROOT, "analysis", "fleet.sbatch")
-CHECK_RUN = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "runs", "h100h-check-plain.json.gz")
+CHECK_RUN = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "raw.tar.xz", "runs", "h100h-check-plain.json")
 # The check of a node of two H200s, every GPU at once (board 309057df and 674301d8, 2026-11-26).
-TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs", "x2a-node-plain.json.gz")
-CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs")
+TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "raw.tar.xz", "runs", "x2a-node-plain.json")
+CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs")
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
 STANDIN = os.path.join(HERE, "standin_gpubench.py")
+sys.path.insert(0, ROOT)
+from analysis.model import archive  # noqa: E402
 
 
 def report(paths, *flags):
@@ -52,17 +53,16 @@ class FleetReport(unittest.TestCase):
         done = report([TWO_H200], "--check")
         self.assertIn("## Links", done.stdout)
         self.assertIn("| x2a-node-plain (vm) | 0->1 | 396.2 | 82.9% | 781.9 | 1678 |  |", done.stdout)
-        slow = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "runs", "x2a-node-link.json.gz")
+        slow = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "raw.tar.xz", "runs", "x2a-node-link.json")
         done = report([slow], "--check")
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertIn("| x2a-node-link (vm) | 0->1 | 265.2 | 55.5% |", done.stdout)
         self.assertIn("**copy one way 0.5548 (architecture)", done.stdout)
-        self.assertIn("x2a-node-link.json.gz]", done.stdout)  # the flag names its file
+        self.assertIn("x2a-node-link.json]", done.stdout)  # the flag names its file
         self.assertIn("and 2 link(s).**", done.stdout)  # the header counts the links it flags
 
     def test_a_planted_slow_gpu_is_flagged_against_the_median(self):
-        with gzip.open(TWO_H200, "rt") as f:
-            run = json.load(f)
+        run = json.loads(archive.read(TWO_H200))
         with tempfile.TemporaryDirectory() as tmp:
             paths = []
             for n in range(3):  # three nodes of two H200 each; node-2's GPU 1 reads DRAM 20% slower
@@ -93,8 +93,7 @@ class FleetReport(unittest.TestCase):
         self.assertIn("fleet.py: history: 0 GPU run(s) added to", again.stderr)  # a run is kept once
 
     def test_hosts_that_share_a_name_are_nodes_of_their_own(self):
-        with gzip.open(TWO_H200, "rt") as f:
-            run = json.load(f)
+        run = json.loads(archive.read(TWO_H200))
         with tempfile.TemporaryDirectory() as tmp:
             paths = []
             for n in range(3):  # three nodes that all call themselves "vm"
@@ -110,8 +109,7 @@ class FleetReport(unittest.TestCase):
         """Three H100 nodes from the calibration runs (one JSON and its card files each); change(n, run) edits one."""
         paths = []
         for n, name in enumerate(("h100a-1", "h100b-1", "h100c-1")):
-            with gzip.open(os.path.join(CALIBRATION, name + ".json.gz"), "rt") as f:
-                run = json.load(f)
+            run = json.loads(archive.read(os.path.join(CALIBRATION, name + ".json")))
             run["context"]["host_name"] = f"node-{n}"
             if change:
                 change(n, run)
@@ -306,8 +304,7 @@ class SlurmFleet(SlurmNode):
         """The check preset (a run of it on an H100), as node_check.sh runs it, and the same run with its DRAM read
         10% slower."""
         normal = CHECK_RUN
-        with gzip.open(normal, "rt") as f:
-            slow = json.load(f)
+        slow = json.loads(archive.read(normal))
         for row in slow["benchmarks"]:
             if row["name"].startswith("Stream/read/") and "bytes_per_second" in row:
                 row["bytes_per_second"] *= 0.9

@@ -11,7 +11,7 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else os.path.join(ROOT, "build")
-RUN = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "runs", "h100a-1.json.gz")
+RUN = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs", "h100a-1.json")
 
 
 class InstalledTree(unittest.TestCase):

@@ -3,7 +3,7 @@
 the limits made without the run, its board or its whole SKU, and its power on planted faults, on one GPU and on a
 node composed of boards' runs; compare.py's false alarms with the noise model made without the pair or without
 the SKU, its power on planted changes and the least change it calls slower, per class of measurement; the one-shot
-count of false alarms over every run. Prints Markdown (docs/results/2026-11-26-verdicts/calibration.md).
+count of false alarms over every run. Prints Markdown (docs/results/2026-11-26-verdicts/raw.tar.xz/calibration.md).
 
     calibrate_verdicts.py --quick RUN... --check RUN... [--same-code A=B ...]
 
@@ -23,6 +23,7 @@ from analysis.cards import card  # noqa: E402
 from analysis.tables import make_noise  # noqa: E402
 from analysis.tables import make_ranges  # noqa: E402
 from analysis.cards import noise  # noqa: E402
+from analysis.model import archive  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict import judge as verdict_judge  # noqa: E402
 from analysis.verdict import table as verdicts  # noqa: E402
@@ -377,7 +378,7 @@ def main():
     parser.add_argument("--skip", action="append", default=[], help="sections to skip: check node compare power")
     args = parser.parse_args()
     same_code = dict(pair.split("=", 1) for pair in args.same_code)
-    quick, check = runs_of(args.quick), runs_of(args.check)
+    quick, check = runs_of(archive.expand(args.quick)), runs_of(archive.expand(args.check))
     out = [f"{len(quick) + len(check)} GPUs' runs: " + "; ".join(
         f"{SHORT.get(s, s)}: {len({r.board for r in quick + check if r.sku == s})} boards"
         for s in sorted({r.sku for r in quick + check})), ""]

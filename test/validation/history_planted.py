@@ -13,6 +13,7 @@ import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
+from analysis.model import archive  # noqa: E402
 from analysis.store import history_store as history  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
@@ -52,6 +53,7 @@ def main():
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--step-at", type=int, default=5)
     args = parser.parse_args()
+    args.runs = archive.expand(args.runs)
     limits = limit_table.load(limit_table.RANGES)
     with tempfile.TemporaryDirectory() as tmp:
         store = history.open_store(os.path.join(tmp, "as-is.sqlite"))

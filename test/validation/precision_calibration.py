@@ -27,6 +27,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 from analysis import compare  # noqa: E402
 from analysis.cards import noise  # noqa: E402
+from analysis.model import archive  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 
 
@@ -225,6 +226,8 @@ def main():
                         help="runs of another board of the SKU of --repeats: every pair judged board to board")
     parser.add_argument("--fault", help="a run with a fault planted on the GPU, judged against each of --repeats")
     args = parser.parse_args()
+    for name in ("fixed", "new", "repeats", "leave_one_board_out", "across"):  # an archive: its runs
+        setattr(args, name, archive.expand(getattr(args, name)))
     for fixed, new in zip(args.fixed, args.new):
         count, outside = same_answers(fixed, new, noise.load(args.noise))
         print(f"same answers: {os.path.basename(new)} against {os.path.basename(fixed)}: "
