@@ -1,14 +1,13 @@
-"""gpubench's analysis package: what a run concluded, from its JSON.
+"""gpubench's analysis package: what a run concluded, from its JSON. Folders are floors, lowest first; a module
+imports only from its own floor or below (test/analysis/test_imports.py):
 
-    report.py        the report model: load, merge, split per GPU; every row as data
-    levels.py        the staircase rule that reads levels and edges off a sweep
-    values.py        a card value, and the formatting the rules share
-    families/        one module per experiment family: its card rules (found by the card, no list to edit)
-    card.py          assembles the families' values into the card (Markdown, JSON, plots); --compare
-    plots.py         figures of a run
-    compare.py       two runs, every counter, with significance and a CI threshold
-    chase_summary.py normalize_report.py   Markdown tables of one family's sweep
-    cli.py           how every script reports bad input: one line on stderr, a non-zero exit
+    model/      the run as data: report, row, values, levels, archive (committed runs), cli (bad input)
+    cards/      the card: families/ (one module per family), card model, noise classes, physics, plots
+    comparing/  two runs' rows judged with their intervals; two cards side by side
+    verdict/    limits, layers, links, the verdict as data (judge) and in words (wording), node card, table
+    running/    the verdict's second measurement: the only module that runs gpubench
+    store/      each board's history and its drift
+    *.py        the command lines (card, compare, fleet, history, prometheus, ...); tables/ makes the limits
 
 Scripts run as `python3 analysis/card.py RUN.json` or `python3 -m analysis.card RUN.json`.
 """

@@ -72,7 +72,7 @@ def main():
                         help="is each GPU normal: exit " + exit_help())
     parser.add_argument("--subset", action="store_true",
                         help="with --check: judge only the values the run measured (a filtered run, on purpose)")
-    parser.add_argument("--ranges", default=limit_table.default_path(),
+    parser.add_argument("--limits", "--ranges", dest="limits_file", default=limit_table.default_path(),
                         help="the reference limits (default: $GPUBENCH_RANGES, else the shipped ones)")
     parser.add_argument("--rerun", metavar="GPUBENCH",
                         help="with --check: measure the families of outside values again with this gpubench (the "
@@ -85,7 +85,7 @@ def main():
     if (args.subset or args.rerun) and not args.check:
         parser.error("--subset and --rerun go with --check")
     try:
-        limits = limit_table.load(args.ranges)
+        limits = limit_table.load(args.limits_file)
     except (OSError, ValueError) as e:
         raise cli.UsageError(f"reference ranges: {e}") from None
     runs = [cli.load(path) for path in args.json]

@@ -208,13 +208,13 @@ def main():
     parser.add_argument("--subset", action="store_true", help="judge only what each run measured (filtered runs)")
     parser.add_argument("--history", help="add every node's GPUs to this history store (a SQLite path or a "
                                           "PostgreSQL URL: analysis/history.py) and say their drifts")
-    parser.add_argument("--ranges", default=limit_table.default_path(),
+    parser.add_argument("--limits", "--ranges", dest="limits_file", default=limit_table.default_path(),
                         help="the reference limits (default: $GPUBENCH_RANGES, else the shipped ones)")
     args = parser.parse_args()
     if args.tolerance is not None and not args.tolerance > 0:
         parser.error("--tolerance must be a positive fraction")
     try:
-        limits = limit_table.load(args.ranges)
+        limits = limit_table.load(args.limits_file)
     except (OSError, ValueError) as e:
         raise cli.UsageError(f"reference ranges: {e}") from None
     damaged, link_rows = {}, []

@@ -57,7 +57,7 @@ def main(argv=None):
     parser.add_argument("command", choices=["add", "boards", "show", "drift", "export"])
     parser.add_argument("args", nargs="*")
     parser.add_argument("--store", help="a SQLite path or a PostgreSQL URL (default: $GPUBENCH_HISTORY)")
-    parser.add_argument("--ranges", default=limit_table.default_path())
+    parser.add_argument("--limits", "--ranges", dest="limits_file", default=limit_table.default_path())
     parser.add_argument("--check", action="store_true", help="drift: exit 1 when a drift is named")
     parser.add_argument("--out", help="export: the CSV")
     parser.add_argument("--plot", metavar="PREFIX", help="show: PREFIX.png, a panel per value (needs matplotlib)")
@@ -74,7 +74,7 @@ def main(argv=None):
 
 def run(store, args):
     if args.command == "add":
-        limits = limit_table.load(args.ranges)
+        limits = limit_table.load(args.limits_file)
         added = kept = 0
         for path in archive.expand(args.args):
             for record, values in records(path, limits):

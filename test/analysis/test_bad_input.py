@@ -85,7 +85,7 @@ class BadInput(unittest.TestCase):
     def test_invalid_filter_regex(self):
         self.assert_one_line(run("compare.py", GOOD, GOOD, "--filter", "x("), "--filter: invalid regular expression",
                              "compare.py --filter")
-        self.assert_one_line(run("card.py", GOOD, "--check", "--ranges", GOOD), "reference ranges:",
+        self.assert_one_line(run("card.py", GOOD, "--check", "--limits", GOOD), "reference ranges:",
                              "card.py --ranges of a run")
 
     def test_time_split_needs_rows_with_their_wall_time(self):
