@@ -4,12 +4,15 @@
 #include "app/node_schedule.h"
 #include "app/selection.h"
 #include "common/detail/gpu_session.h"
+#include "common/link_turn.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -45,6 +48,8 @@ struct Child {
   pid_t pid = -1;  // -1: it could not be started (`failure` says why)
   int gpu = -1;    // -1: the host rows
   std::string json, log, what, failure;
+  bool reaped = false;  // its status is in `status` (take_turns saw it end)
+  int status = 0;
 };
 
 // Blocks SIGINT and SIGTERM for its scope (the spawn and the pid's registration).
@@ -84,8 +89,11 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 // Starts one child: everything it needs is built here, in the parent; posix_spawn runs nothing of ours in the child
 // before exec. Its output goes to its log, its input is /dev/null, its signals are the defaults.
+// The child's ends of its two turn pipes (link_turn.h), placed at these descriptors in the child.
+constexpr int kTurnsToParent = 3, kTurnsFromParent = 4;
+
 Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::string& peers, const std::string& dir,
-            const std::string& name) {
+            const std::string& name, const int* turn_ends = nullptr) {
   Child child;
   child.gpu = gpu;
   child.json = dir + "/" + name + ".json";
@@ -100,6 +108,9 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   argv.push_back("--benchmark_out_format=json");
   argv.push_back("--gpubench_card=none");
   std::vector<std::string> env = child_environment();
+  if (turn_ends != nullptr)
+    env.push_back(std::string(kNodeTurnsVariable) + "=" + std::to_string(kTurnsToParent) + "," +
+                  std::to_string(kTurnsFromParent));
   std::vector<char*> args = pointers(argv), envp = pointers(env);
 
   posix_spawn_file_actions_t files;
@@ -107,6 +118,10 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, child.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+  if (turn_ends != nullptr) {  // the pipes' ends are above 9 (turn_pipes), so neither dup2 overwrites the other
+    posix_spawn_file_actions_adddup2(&files, turn_ends[0], kTurnsToParent);
+    posix_spawn_file_actions_adddup2(&files, turn_ends[1], kTurnsFromParent);
+  }
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   sigset_t none, defaults;
@@ -163,8 +178,8 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
       done.push_back(child);
       continue;
     }
-    int status = 0;
-    while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    int status = child.status;
+    while (!child.reaped && waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
     std::string closing = WIFSIGNALED(status) ? std::string() : last_line(child.log, "gpubench: ");
     if (closing.empty()) closing = ending(status);
@@ -174,6 +189,127 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
   children.clear();
   const InterruptsBlocked blocked;
   g_running_count = 0;  // every child of the round has ended
+}
+
+// A GPU's child as the turns on the node's links see it (link_turn.h): running its own rows, waiting for a turn on
+// a peer (idle: its GPU can be another's peer), holding one (its GPU and the peer busy), or ended.
+struct TurnTaker {
+  enum class State { kRunning, kWaiting, kHolding, kEnded };
+  Child* child = nullptr;
+  int gpu = -1;
+  int from_child = -1, to_child = -1;  // the parent's ends
+  State state = State::kRunning;
+  int peer = -1;
+  std::string sequence, partial;
+  long long asked = 0;  // the order it asked in: turns go first come, first served
+};
+
+// Two pipes for a child, their ends moved above 9 and closed on exec (the child's are placed at 3 and 4 by the
+// spawn): {child writes, child reads, parent reads, parent writes}, or false.
+bool turn_pipes(int (&ends)[4]) {
+  int up[2], down[2];
+  if (pipe(up) != 0) return false;
+  if (pipe(down) != 0) {
+    close(up[0]);
+    close(up[1]);
+    return false;
+  }
+  const int raw[4] = {up[1], down[0], up[0], down[1]};
+  for (int i = 0; i < 4; ++i) {
+    ends[i] = fcntl(raw[i], F_DUPFD_CLOEXEC, 10);
+    close(raw[i]);
+  }
+  return true;
+}
+
+void say_to(const TurnTaker& taker, const std::string& line) {
+  const std::string text = line + "\n";
+  if (write(taker.to_child, text.data(), text.size()) < 0) {
+    // the child is gone: its end of file says so next
+  }
+}
+
+// A GPU is idle for a peer's turn when its child waits for a turn of its own or has ended, and no turn uses it.
+bool idle(const std::vector<TurnTaker>& takers, const std::set<int>& used, int gpu) {
+  if (used.count(gpu)) return false;
+  for (const TurnTaker& t : takers)
+    if (t.gpu == gpu) return t.state == TurnTaker::State::kWaiting || t.state == TurnTaker::State::kEnded;
+  return true;  // no child of the node's on it
+}
+
+void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long long& order) {
+  std::istringstream words(line);
+  std::string verb, first, second;
+  words >> verb >> first >> second;
+  if (taker.state == TurnTaker::State::kHolding) used.erase(taker.peer);  // any word after a turn ends it
+  if (verb == "turn") {
+    taker.state = TurnTaker::State::kWaiting;
+    taker.peer = std::atoi(first.c_str());
+    taker.sequence = second;
+    taker.asked = ++order;
+  } else {
+    taker.state = TurnTaker::State::kRunning;  // "end" or "cancel"
+  }
+}
+
+// Runs the GPUs' children to their end, answering their turns on the links: a turn on a peer is given when the asking
+// GPU and the peer are both idle (their own rows done, no other turn on them), so every link is measured with both
+// its GPUs quiet and pairs of other GPUs at the same time.
+void take_turns(std::vector<TurnTaker>& takers) {
+  std::set<int> used;  // GPUs a turn holds: the holder's and its peer
+  long long order = 0;
+  const auto ended = [&](TurnTaker& t) {
+    if (t.state == TurnTaker::State::kHolding) {
+      used.erase(t.peer);
+      used.erase(t.gpu);
+    }
+    t.state = TurnTaker::State::kEnded;
+  };
+  while (true) {
+    // A child that ended ends its turns, even where a process it started still holds its pipe open.
+    for (TurnTaker& t : takers)
+      if (t.state != TurnTaker::State::kEnded && !t.child->reaped &&
+          waitpid(t.child->pid, &t.child->status, WNOHANG) == t.child->pid) {
+        t.child->reaped = true;
+        ended(t);
+      }
+    std::vector<pollfd> fds;
+    std::vector<TurnTaker*> of;
+    for (TurnTaker& t : takers)
+      if (t.state != TurnTaker::State::kEnded) {
+        fds.push_back({t.from_child, POLLIN, 0});
+        of.push_back(&t);
+      }
+    if (fds.empty()) return;
+    if (poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) return;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      TurnTaker& t = *of[i];
+      char buffer[256];
+      const ssize_t n = read(t.from_child, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {  // the child ended: whatever it held is free
+        ended(t);
+        continue;
+      }
+      t.partial.append(buffer, static_cast<std::size_t>(n));
+      for (std::size_t end; (end = t.partial.find('\n')) != std::string::npos; t.partial.erase(0, end + 1)) {
+        if (t.state == TurnTaker::State::kHolding) used.erase(t.gpu);
+        heard(t, t.partial.substr(0, end), used, order);
+      }
+    }
+    std::vector<TurnTaker*> waiting;
+    for (TurnTaker& t : takers)
+      if (t.state == TurnTaker::State::kWaiting) waiting.push_back(&t);
+    std::sort(waiting.begin(), waiting.end(), [](const auto* a, const auto* b) { return a->asked < b->asked; });
+    for (TurnTaker* t : waiting) {
+      if (used.count(t->gpu) || t->peer == t->gpu || !idle(takers, used, t->peer)) continue;
+      t->state = TurnTaker::State::kHolding;
+      used.insert(t->gpu);
+      used.insert(t->peer);
+      say_to(*t, "go " + t->sequence);
+    }
+  }
 }
 
 bool is_device_key(const std::string& key) {
@@ -272,40 +408,51 @@ NodeResult run_node(const NodeRun& node) {
   const auto start = std::chrono::steady_clock::now();
 
   std::vector<Child> running, done;
-  std::map<int, std::vector<std::string>> per_gpu;
-  for (int gpu : node.gpus) per_gpu[gpu] = rows_of_gpu(node.selected, gpu, false);
-  std::fprintf(stderr, "gpubench: node: %zu GPUs at once (one process each), then NVLink in rounds of disjoint pairs\n",
-               node.gpus.size());
-  for (int gpu : node.gpus)
-    if (!per_gpu[gpu].empty())
-      running.push_back(spawn(node, gpu, exact_filter(per_gpu[gpu]), "", dir, "gpu" + std::to_string(gpu)));
-  wait_all(running, done);
-  std::fprintf(stderr, "gpubench: node: every GPU's rows in %s\n", elapsed(start).c_str());
-
-  // The Peer cases the parent selected, run for every ordered pair.
+  // The Peer cases the parent selected: each GPU's child measures the links link_measurers gives it, after its own
+  // rows (the Peer family runs last), taking turns on them (take_turns).
   std::set<std::string> peer_cases;
   for (const std::string& name : node.selected)
     if (name.rfind("Peer/", 0) == 0) peer_cases.insert(name.substr(0, name.find('/', 5)));
-  if (!peer_cases.empty() && node.gpus.size() > 1 && g_signal == 0) {
-    std::string cases;
-    for (const std::string& c : peer_cases) cases += (cases.empty() ? "" : "|") + c;
-    const std::string filter = "^(" + cases + ")/";
-    const auto rounds = round_robin(node.gpus);
-    int index = 0;
-    for (const auto& round : rounds) {
-      ++index;
-      if (g_signal != 0) break;
-      // One child a pair: from its GPU it copies to the peer, from the peer and both ways at once (each pair is
-      // measured once), and chases a list in the peer's memory.
-      for (const auto& [a, b] : round)
-        running.push_back(
-            spawn(node, a, filter, std::to_string(b), dir,
-                  "peer-r" + std::to_string(index) + "-" + std::to_string(a) + "with" + std::to_string(b)));
-      wait_all(running, done);
-    }
-    std::fprintf(stderr, "gpubench: node: every NVLink pair in %zu round(s), %s in all\n", rounds.size(),
-                 elapsed(start).c_str());
+  std::string cases;
+  for (const std::string& c : peer_cases) cases += (cases.empty() ? "" : "|") + c;
+  const auto measurers =
+      node.gpus.size() > 1 && !cases.empty() ? link_measurers(node.gpus) : std::map<int, std::vector<int>>{};
+  std::fprintf(stderr,
+               "gpubench: node: %zu GPUs at once (one process each), each then measuring its share of the "
+               "NVLink pairs, taking turns\n",
+               node.gpus.size());
+  std::vector<TurnTaker> takers;
+  running.reserve(node.gpus.size());  // the takers point at their children
+  for (int gpu : node.gpus) {
+    const std::vector<std::string> own = rows_of_gpu(node.selected, gpu, false);
+    const auto links = measurers.find(gpu);
+    std::string peers;
+    if (links != measurers.end())
+      for (int peer : links->second) peers += (peers.empty() ? "" : ",") + std::to_string(peer);
+    std::string filter = exact_filter(own);
+    if (!peers.empty()) filter += (filter.empty() ? "" : "|") + std::string("^(") + cases + ")/";
+    if (filter.empty()) continue;
+    int ends[4];
+    const bool piped = turn_pipes(ends);
+    running.push_back(spawn(node, gpu, filter, peers, dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr));
+    if (!piped) continue;
+    close(ends[0]);
+    close(ends[1]);
+    TurnTaker taker;
+    taker.gpu = gpu;
+    taker.child = &running.back();
+    taker.from_child = ends[2];
+    taker.to_child = ends[3];
+    if (running.back().pid <= 0) taker.state = TurnTaker::State::kEnded;
+    takers.push_back(taker);
   }
+  take_turns(takers);
+  for (const TurnTaker& t : takers) {
+    close(t.from_child);
+    close(t.to_child);
+  }
+  wait_all(running, done);
+  std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(start).c_str());
   std::vector<std::string> host;
   for (const std::string& name : host_only(node.selected))
     if (name.find("/gpu:") == std::string::npos) host.push_back(name);
@@ -338,7 +485,7 @@ NodeResult run_node(const NodeRun& node) {
   for (int gpu : node.gpus) listed += (listed.empty() ? "" : ",") + std::to_string(gpu);
   merged["context"]["gpubench_devices"] = listed;
   merged["context"]["gpubench_node"] =
-      "every GPU at once, then every NVLink pair (both ways) in rounds of disjoint pairs";
+      "every GPU at once, each then measuring its share of the NVLink pairs (both ways), taking turns";
   for (const auto& row : merged["benchmarks"]) {
     ++result.rows;
     if (row.value("error_occurred", false) && row.value("error_message", std::string()).rfind("skipped: ", 0) != 0)

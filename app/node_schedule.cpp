@@ -23,4 +23,21 @@ std::vector<std::vector<std::pair<int, int>>> round_robin(const std::vector<int>
   return rounds;
 }
 
+std::map<int, std::vector<int>> link_measurers(const std::vector<int>& gpus) {
+  // Around a circle of the GPUs, each measures the links to the next half of it (the one opposite, on an even
+  // count, by the first half's): every GPU measures (n - 1) / 2 links, or n / 2 and n / 2 - 1.
+  const int n = static_cast<int>(gpus.size());
+  std::map<int, int> position;
+  for (int i = 0; i < n; ++i) position[gpus[i]] = i;
+  std::map<int, std::vector<int>> peers;
+  for (int gpu : gpus) peers[gpu];
+  for (const auto& round : round_robin(gpus))  // in round order: a child takes its turns as the rounds go
+    for (const auto& [a, b] : round) {
+      const int ahead = (position[b] - position[a] + n) % n;
+      const bool a_measures = 2 * ahead < n || (2 * ahead == n && position[a] < n / 2);
+      peers[a_measures ? a : b].push_back(a_measures ? b : a);
+    }
+  return peers;
+}
+
 }  // namespace gpubench::app

@@ -34,6 +34,7 @@ namespace {
 struct FamilyEntry {
   const char* name;
   FamilyRegistration registration;
+  bool after_others;
 };
 std::vector<FamilyEntry>& families() {
   static std::vector<FamilyEntry> list;
@@ -41,8 +42,8 @@ std::vector<FamilyEntry>& families() {
 }
 }  // namespace
 
-bool add_family(const char* name, FamilyRegistration registration) {
-  families().push_back({name, registration});
+bool add_family(const char* name, FamilyRegistration registration, bool after_others) {
+  families().push_back({name, registration, after_others});
   return true;
 }
 }  // namespace detail
@@ -428,7 +429,11 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
   const bool several = devices.size() > 1;
   for (std::size_t pass = 0; pass < devices.size(); ++pass) {
     const ChipShape chip = planned ? *planned : chip_shape(devices[pass]);
-    for (const detail::FamilyEntry& entry : detail::families()) {
+    // Families whose rows use other GPUs run after the GPU's own rows: a node run then has its GPU free of them
+    // before it takes turns on its links (link_turn.h).
+    std::vector<detail::FamilyEntry> ordered = detail::families();
+    std::stable_partition(ordered.begin(), ordered.end(), [](const auto& entry) { return !entry.after_others; });
+    for (const detail::FamilyEntry& entry : ordered) {
       if (pass > 0 && host_families.count(entry.name)) continue;
       const std::size_t first = registration_list().size();
       entry.registration(Family(entry.name, preset, devices[pass], several, chip, short_launch_min_time));

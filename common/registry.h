@@ -191,7 +191,7 @@ class Family {
 using FamilyRegistration = void (*)(const Family&);
 
 namespace detail {
-bool add_family(const char* name, FamilyRegistration registration);
+bool add_family(const char* name, FamilyRegistration registration, bool after_others);
 }  // namespace detail
 
 // Registers every family's benchmarks for the preset, in link order, GPU after GPU (`devices` in
@@ -204,8 +204,11 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
 }  // namespace gpubench
 
 // GPUBENCH_FAMILY(Divergence) { add_point(family.gpu("Divergence/Paths", {"paths"}, body), {{"paths", 2}}); }
-#define GPUBENCH_FAMILY(Name)                                             \
-  static void gpubench_register_##Name(const ::gpubench::Family& family); \
-  [[maybe_unused]] static const bool gpubench_family_##Name =             \
-      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name);   \
+#define GPUBENCH_FAMILY(Name) GPUBENCH_FAMILY_REGISTERED(Name, false)
+// A family whose rows use other GPUs (their links): registered after every other, so its rows run last.
+#define GPUBENCH_FAMILY_AFTER_OTHERS(Name) GPUBENCH_FAMILY_REGISTERED(Name, true)
+#define GPUBENCH_FAMILY_REGISTERED(Name, after_others)                                \
+  static void gpubench_register_##Name(const ::gpubench::Family& family);             \
+  [[maybe_unused]] static const bool gpubench_family_##Name =                         \
+      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name, after_others); \
   static void gpubench_register_##Name(const ::gpubench::Family& family)

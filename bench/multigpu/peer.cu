@@ -9,6 +9,7 @@
 #include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
 #include "common/experiment.h"
+#include "common/link_turn.h"
 #include "common/registry.h"
 #include "kernels/memory/pointer_chase.cuh"
 #include "kernels/memory/stream.cuh"
@@ -53,6 +54,12 @@ bool peer_usable(benchmark::State& state, int peer) {
   return true;
 }
 
+// In a node run, the row waits for its turn on the peer's link (link_turn.h); a skip says why none came.
+bool turn_granted(benchmark::State& state, const LinkTurn& turn) {
+  if (!turn.granted()) skip_benchmark(state, turn.why_not());
+  return turn.granted();
+}
+
 // Bandwidth against the link: per direction for one-way rows, both directions' sum for two-way ones.
 void report_link_share(benchmark::State& state, double bytes_per_launch, int directions) {
   static std::map<int, NvlinkStatus> links_of;  // nvidia-smi once per GPU under test
@@ -94,7 +101,8 @@ void copy_rows(benchmark::State& state) {
   const int peer = static_cast<int>(arg(state, "peer"));
   const std::int64_t mib = arg(state, "MiB");
   const std::int64_t direction = arg(state, "direction");
-  if (!peer_usable(state, peer)) return;
+  const LinkTurn turn(peer);
+  if (!turn_granted(state, turn) || !peer_usable(state, peer)) return;
   const int local = device().index;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
   CopyPair& p = pairs.get({peer, mib}, [&] { return CopyPair(local, peer, bytes); });
@@ -131,7 +139,8 @@ void kernel_rows(benchmark::State& state) {
   static ArgCache<DeviceBuffer<float>> partial;
   const int peer = static_cast<int>(arg(state, "peer"));
   const std::int64_t mib = arg(state, "MiB");
-  if (!peer_usable(state, peer)) return;
+  const LinkTurn turn(peer);
+  if (!turn_granted(state, turn) || !peer_usable(state, peer)) return;
   const std::size_t count = (static_cast<std::size_t>(mib) << 20) / sizeof(float4);
   float4* memory = remote.get({peer, mib}, [&] { return owned_buffer<float4>(peer, count, 0x3C); })->data();
   const int blocks = device().sm_count * kStreamBlocksPerSm;
@@ -154,7 +163,9 @@ void chase_rows(benchmark::State& state) {
   const int memory_on = static_cast<int>(arg(state, "memory_on"));
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   constexpr std::size_t kStride = 128;
-  if (memory_on != device().index && !peer_usable(state, memory_on)) return;
+  const bool remote = memory_on != device().index;
+  const LinkTurn turn(remote ? memory_on : -1);
+  if (remote && (!turn_granted(state, turn) || !peer_usable(state, memory_on))) return;
   DirectChain& chain = *chains.get({memory_on, arg(state, "bytes")},
                                    [&] { return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr); });
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
@@ -184,7 +195,7 @@ std::vector<std::int64_t> peers_of(int under_test, const Family& family) {
   return family.pick(std::vector<std::int64_t>{peers.front()}, peers);
 }
 
-GPUBENCH_FAMILY(Peer) {
+GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
   static std::once_flag topology_added;  // the host's, whichever GPU is under test
   std::call_once(topology_added, [] { benchmark::AddCustomContext("gpubench_peer_topology", peer_topology()); });
   // Registered once per GPU under test, so --gpubench_device=all measures every ordered pair.

@@ -8,12 +8,15 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -56,6 +59,21 @@ TEST(NodeSchedule, ListedGpusAndTooFew) {
   EXPECT_EQ(seen, (std::set<std::pair<int, int>>{{1, 3}, {1, 6}, {3, 6}}));
   EXPECT_TRUE(round_robin({0}).empty());
   EXPECT_TRUE(round_robin({}).empty());
+}
+
+TEST(NodeSchedule, EveryLinkHasOneMeasurerAndTheWorkIsShared) {
+  for (int n = 2; n <= 8; ++n) {
+    const auto measurers = link_measurers(first(n));
+    std::set<std::pair<int, int>> seen;
+    std::size_t most = 0, least = 1000;
+    for (const auto& [gpu, peers] : measurers) {
+      most = std::max(most, peers.size());
+      least = std::min(least, peers.size());
+      for (int peer : peers) EXPECT_TRUE(seen.insert({std::min(gpu, peer), std::max(gpu, peer)}).second) << n;
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2)) << n << " GPUs";
+    EXPECT_LE(most - least, 1u) << n << " GPUs: one child would carry more links than the others";
+  }
 }
 
 TEST(NodeRun, RowsOfOneGpuLoseTheirTagAndPeerRowsGoApart) {
@@ -114,26 +132,37 @@ class NodeRunSpawn : public ::testing::Test {
     dir_ = mkdtemp(pattern);
     standin_ = dir_ + "/gpubench";
     std::ofstream script(standin_);
-    script << R"(#!/usr/bin/env bash
+    script << R"SH(#!/usr/bin/env bash
 for a in "$@"; do
-  case "$a" in --benchmark_out=*) out=${a#*=} ;; --gpubench_device=*) dev=${a#*=} ;; esac
+  case "$a" in --benchmark_out=*) out=${a#*=} ;; --gpubench_device=*) dev=${a#*=} ;; --gpubench_peers=*) peers=${a#*=} ;; esac
 done
 mode_var=STANDIN_GPU$dev
 row='{"name":"Row/x","run_name":"Row/x","run_type":"iteration","real_time":1}'
 case "${!mode_var:-ok}" in
   fail) echo "gpubench: the stand-in fails"; exit 3 ;;
+  slow) sleep 1 ;;
   kill) kill -KILL $$ ;;
   hang) trap 'echo "{\"context\":{\"gpu_name\":\"S\"},\"benchmarks\":[{\"name\":\"Row/x\",\"error_occurred\":true,\"error_message\":\"interrupted\"}]}" >"$out"; echo "gpubench: interrupted"; exit 143' TERM
         sleep 30 & wait ;;
 esac
+log=${STANDIN_LOG:-/dev/null}
+echo "own $dev start $(date +%s.%N)" >>"$log"; sleep "${STANDIN_OWN_SECONDS:-0}"; echo "own $dev end $(date +%s.%N)" >>"$log"
+seq=0
+for peer in ${peers//,/ }; do  # a turn on each link, as the Peer rows take them (common/link_turn.h)
+  seq=$((seq + 1)); echo "turn $peer $seq" >&3
+  read -r -t 20 -u 4 answer || { echo "cancel $seq" >&3; continue; }
+  echo "link $dev $peer start $(date +%s.%N)" >>"$log"; sleep 0.2; echo "link $dev $peer end $(date +%s.%N)" >>"$log"
+  echo "end $seq" >&3
+done
 echo "{\"context\":{\"gpu_name\":\"S\",\"gpubench_rows_planned\":\"1\"},\"benchmarks\":[$row]}" >"$out"
 echo "gpubench: 1 of 1 rows run in 0.0 s"
-)";
+)SH";
     script.close();
     chmod(standin_.c_str(), 0755);
   }
   void TearDown() override {
-    for (const char* name : {"STANDIN_GPU0", "STANDIN_GPU1"}) unsetenv(name);
+    for (const char* name : {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS"})
+      unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
   NodeRun node() const {
@@ -201,6 +230,81 @@ TEST_F(NodeRunSpawn, ASigtermToTheParentReachesEveryChildAndTheirRowsAreKept) {
   EXPECT_LT(seconds, 10.0) << "the children were not stopped";
   EXPECT_TRUE(result.ok) << result.message;
   EXPECT_EQ(result.rows, 2);  // each child's interrupted row
+}
+
+// Four GPUs whose children measure their links after their own rows: what each did and when, from the stand-in's log.
+struct Interval {
+  std::string what;  // "own 2" or "link 0 3"
+  int a = -1, b = -1;
+  double start = 0, end = 0;
+};
+
+std::vector<Interval> intervals(const std::string& log) {
+  std::ifstream in(log);
+  std::map<std::string, Interval> open;
+  std::vector<Interval> out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string kind, edge;
+    Interval i;
+    words >> kind >> i.a;
+    if (kind == "link") words >> i.b;
+    double when = 0;
+    words >> edge >> when;
+    i.what = kind + " " + std::to_string(i.a) + (kind == "link" ? " " + std::to_string(i.b) : "");
+    if (edge == "start") {
+      i.start = when;
+      open[i.what] = i;
+    } else {
+      open[i.what].end = when;
+      out.push_back(open[i.what]);
+    }
+  }
+  return out;
+}
+
+bool uses(const Interval& i, int gpu) { return i.a == gpu || i.b == gpu; }
+bool overlap(const Interval& x, const Interval& y) { return x.start < y.end && y.start < x.end; }
+
+TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
+  NodeRun run = node();
+  run.gpus = {0, 1, 2, 3};
+  run.selected = {"Row/gpu:0/x", "Row/gpu:1/x", "Row/gpu:2/x", "Row/gpu:3/x", "Peer/copy/gpu:0/peer:1"};
+  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+  setenv("STANDIN_OWN_SECONDS", "0.3", 1);
+  setenv("STANDIN_GPU2", "slow", 1);  // GPU 2's own rows last longer: its links wait for it
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message << said;
+  const std::vector<Interval> done = intervals(dir_ + "/turns.log");
+  std::set<std::pair<int, int>> links;
+  for (const Interval& i : done)
+    if (i.b >= 0) EXPECT_TRUE(links.insert({std::min(i.a, i.b), std::max(i.a, i.b)}).second) << i.what << " twice";
+  EXPECT_EQ(links.size(), 6u) << said;
+  for (const Interval& x : done)
+    for (const Interval& y : done)
+      if (&x != &y && x.b >= 0)
+        for (int gpu : {x.a, x.b})
+          EXPECT_FALSE(uses(y, gpu) && overlap(x, y)) << x.what << " and " << y.what << " at once on GPU " << gpu;
+}
+
+TEST_F(NodeRunSpawn, AChildThatFailsLeavesItsGpuToTheOthersLinks) {
+  NodeRun run = node();
+  run.gpus = {0, 1, 2};
+  run.selected = {"Row/gpu:0/x", "Row/gpu:1/x", "Row/gpu:2/x", "Peer/copy/gpu:0/peer:1"};
+  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+  setenv("STANDIN_GPU1", "fail", 1);
+  ::testing::internal::CaptureStderr();
+  const auto start = std::chrono::steady_clock::now();
+  const NodeResult result = run_node(run);
+  ::testing::internal::GetCapturedStderr();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(result.ok) << result.message;
+  EXPECT_LT(seconds, 10.0) << "a link waited for a GPU whose child had ended";
+  int links = 0;
+  for (const Interval& i : intervals(dir_ + "/turns.log")) links += i.b >= 0;
+  EXPECT_GE(links, 1);  // the links of GPU 0 and 2 that GPU 1's child did not have to measure
 }
 
 }  // namespace

@@ -1,0 +1,99 @@
+#include "common/link_turn.h"
+
+#include "common/detail/run_control.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace gpubench {
+namespace {
+
+struct TurnPipes {
+  int to_parent = -1, from_parent = -1;
+};
+
+// The child's ends, from the environment once; kept from the processes it starts (nvidia-smi).
+const TurnPipes& pipes() {
+  static const TurnPipes found = [] {
+    TurnPipes p;
+    const char* text = std::getenv(kNodeTurnsVariable);
+    if (text == nullptr || std::sscanf(text, "%d,%d", &p.to_parent, &p.from_parent) != 2) return TurnPipes{};
+    fcntl(p.to_parent, F_SETFD, FD_CLOEXEC);
+    fcntl(p.from_parent, F_SETFD, FD_CLOEXEC);
+    return p;
+  }();
+  return found;
+}
+
+bool say(const std::string& line) {
+  const std::string text = line + "\n";
+  std::size_t sent = 0;
+  while (sent < text.size()) {
+    const ssize_t n = write(pipes().to_parent, text.data() + sent, text.size() - sent);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// One line from the parent, waiting at most until `until`; "" on end of file, "timeout", or "interrupted".
+std::string hear(std::chrono::steady_clock::time_point until) {
+  std::string line;
+  while (true) {
+    if (detail::interrupted()) return "interrupted";
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return "timeout";
+    pollfd wanted{pipes().from_parent, POLLIN, 0};
+    const int ready = poll(&wanted, 1, static_cast<int>(std::min<long long>(left.count(), 500)));
+    if (ready <= 0) continue;  // a slice passed (or a signal): look at the interrupt and the time again
+    char c = 0;
+    const ssize_t n = read(pipes().from_parent, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return "";
+    if (c == '\n') return line;
+    line += c;
+  }
+}
+
+}  // namespace
+
+LinkTurn::LinkTurn(int peer, double wait_seconds) {
+  if (peer < 0 || pipes().to_parent < 0) return;  // no other GPU, or no node run: nothing to wait for
+  static unsigned long long next = 0;
+  sequence_ = ++next;
+  if (!say("turn " + std::to_string(peer) + " " + std::to_string(sequence_))) {
+    granted_ = false;
+    why_not_ = "the node run's parent is gone";
+    return;
+  }
+  asked_ = true;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(wait_seconds));
+  const std::string go = "go " + std::to_string(sequence_);
+  while (true) {
+    const std::string heard = hear(until);
+    if (heard == go) return;
+    if (heard.rfind("go ", 0) == 0) continue;  // an answer to a turn given up before: not this one
+    granted_ = false;
+    why_not_ = heard.empty()        ? "the node run's parent is gone"
+               : heard == "timeout" ? "no turn on GPU " + std::to_string(peer) + "'s link in " +
+                                          std::to_string(static_cast<int>(wait_seconds)) + " s (the node's schedule)"
+                                    : "interrupted";
+    return;
+  }
+}
+
+LinkTurn::~LinkTurn() {
+  if (asked_) say((granted_ ? "end " : "cancel ") + std::to_string(sequence_));
+}
+
+}  // namespace gpubench

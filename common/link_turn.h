@@ -1,0 +1,32 @@
+// A node run's GPUs take turns on their links. A row that uses another GPU (copies to it, reads its memory) first
+// asks the node's parent for a turn on that GPU and waits until the parent says that GPU is idle (its own rows done,
+// no other pair on it); it says when it is done. Outside a node run (no GPUBENCH_NODE_TURNS) nothing waits.
+// The parent's side is app/node_run.cpp; the protocol is one line each way (docs/harness.md):
+//   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" (or "cancel SEQ": it stopped waiting)
+#pragma once
+
+#include <string>
+
+namespace gpubench {
+
+inline constexpr const char* kNodeTurnsVariable = "GPUBENCH_NODE_TURNS";  // "WRITE_FD,READ_FD" of the child's pipes
+
+class LinkTurn {
+ public:
+  // Waits for the turn on `peer` at most `wait_seconds`, or until the run is interrupted.
+  explicit LinkTurn(int peer, double wait_seconds = 120.0);
+  ~LinkTurn();
+  LinkTurn(const LinkTurn&) = delete;
+  LinkTurn& operator=(const LinkTurn&) = delete;
+
+  bool granted() const { return granted_; }
+  const std::string& why_not() const { return why_not_; }  // when not granted
+
+ private:
+  bool asked_ = false;  // a node run: the parent was asked
+  bool granted_ = true;
+  unsigned long long sequence_ = 0;
+  std::string why_not_;
+};
+
+}  // namespace gpubench
