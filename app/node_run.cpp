@@ -202,7 +202,13 @@ struct TurnTaker {
   int peer = -1;
   std::string sequence, partial;
   long long asked = 0;  // the order it asked in: turns go first come, first served
+  // After a turn ends, its two GPUs stay kept for the child a moment: its next row on the same link follows at once,
+  // so a pair's rows run together instead of between other pairs'.
+  int kept_peer = -1;
+  std::chrono::steady_clock::time_point kept_until{};
 };
+
+constexpr auto kKeptForTheNextRow = std::chrono::milliseconds(50);
 
 // Two pipes for a child, their ends moved above 9 and closed on exec (the child's are placed at 3 and 4 by the
 // spawn): {child writes, child reads, parent reads, parent writes}, or false.
@@ -241,7 +247,11 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
   std::istringstream words(line);
   std::string verb, first, second;
   words >> verb >> first >> second;
-  if (taker.state == TurnTaker::State::kHolding) used.erase(taker.peer);  // any word after a turn ends it
+  if (taker.state == TurnTaker::State::kHolding) {  // any word after a turn ends it
+    used.erase(taker.peer);
+    taker.kept_peer = taker.peer;
+    taker.kept_until = std::chrono::steady_clock::now() + kKeptForTheNextRow;
+  }
   if (verb == "turn") {
     taker.state = TurnTaker::State::kWaiting;
     taker.peer = std::atoi(first.c_str());
@@ -281,7 +291,10 @@ void take_turns(std::vector<TurnTaker>& takers) {
         of.push_back(&t);
       }
     if (fds.empty()) return;
-    if (poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) return;
+    const auto now = std::chrono::steady_clock::now();
+    const bool keeping = std::any_of(takers.begin(), takers.end(),
+                                     [&](const TurnTaker& t) { return t.kept_peer >= 0 && now < t.kept_until; });
+    if (poll(fds.data(), fds.size(), keeping ? 10 : 200) < 0 && errno != EINTR) return;
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       TurnTaker& t = *of[i];
@@ -297,13 +310,23 @@ void take_turns(std::vector<TurnTaker>& takers) {
         if (t.state == TurnTaker::State::kHolding) used.erase(t.gpu);
         heard(t, t.partial.substr(0, end), used, order);
       }
+      if (t.state == TurnTaker::State::kWaiting && t.peer != t.kept_peer)
+        t.kept_peer = -1;  // another link: kept no more
     }
     std::vector<TurnTaker*> waiting;
     for (TurnTaker& t : takers)
       if (t.state == TurnTaker::State::kWaiting) waiting.push_back(&t);
     std::sort(waiting.begin(), waiting.end(), [](const auto* a, const auto* b) { return a->asked < b->asked; });
+    // GPUs kept for another child's next row on the same link.
+    std::map<int, const TurnTaker*> kept;
+    for (const TurnTaker& t : takers)
+      if (t.kept_peer >= 0 && now < t.kept_until && t.state != TurnTaker::State::kEnded)
+        kept[t.gpu] = kept[t.kept_peer] = &t;
+    const auto free_for = [&](const TurnTaker* t, int gpu) { return !kept.count(gpu) || kept[gpu] == t; };
     for (TurnTaker* t : waiting) {
-      if (used.count(t->gpu) || t->peer == t->gpu || !idle(takers, used, t->peer)) continue;
+      if (used.count(t->gpu) || t->peer == t->gpu || !idle(takers, used, t->peer) || !free_for(t, t->gpu) ||
+          !free_for(t, t->peer))
+        continue;
       t->state = TurnTaker::State::kHolding;
       used.insert(t->gpu);
       used.insert(t->peer);
