@@ -324,15 +324,14 @@ std::vector<std::pair<std::string, std::string>> named_args(const std::string& a
   return named;
 }
 
-bool runs_in_check(const std::string& instance_name) {
-  const Registration* registration = registration_of(instance_name);
-  if (registration == nullptr) return false;
-  if (registration->in_check) return true;
-  if (registration->check_points.empty()) return false;
+namespace {
+bool point_in_check(const Registration& registration, const std::string& instance_name) {
+  if (registration.in_check) return true;
+  if (registration.check_points.empty()) return false;
   // Google Benchmark names an instance <name>/<axis>:<value>/...[/min_time:...][/manual_time].
-  const auto named = named_args(instance_name.substr(std::min(instance_name.size(), registration->name.size() + 1)));
+  const auto named = named_args(instance_name.substr(std::min(instance_name.size(), registration.name.size() + 1)));
   std::vector<std::int64_t> values;
-  for (const std::string& axis : registration->arg_names) {
+  for (const std::string& axis : registration.arg_names) {
     const auto value = std::find_if(named.begin(), named.end(), [&](const auto& item) { return item.first == axis; });
     if (value == named.end()) return false;
     try {
@@ -341,8 +340,21 @@ bool runs_in_check(const std::string& instance_name) {
       return false;
     }
   }
-  return std::find(registration->check_points.begin(), registration->check_points.end(), values) !=
-         registration->check_points.end();
+  return std::find(registration.check_points.begin(), registration.check_points.end(), values) !=
+         registration.check_points.end();
+}
+}  // namespace
+
+bool runs_in_check(const std::string& instance_name) {
+  const Registration* best = registration_of(instance_name);
+  if (best == nullptr) return false;
+  // A name registered more than once (a family's rows registered peer by peer) is in the check where any of its
+  // registrations puts it.
+  for (const Registration& registration : registration_list())
+    if (registration.name == best->name && registration.device == best->device &&
+        point_in_check(registration, instance_name))
+      return true;
+  return false;
 }
 
 Benchmark* string_axis(Benchmark* rows, const std::string& axis, const std::string& value) {

@@ -177,7 +177,7 @@ def link_limits(paths, source, k, floor, min_readings=3):
     pooled = {}
     for path in paths:
         for pair, value in links.link_values(cli.load(path)).items():
-            for key, label, field, better in links.QUANTITIES:
+            for key, label, field, better, _ in links.QUANTITIES:
                 if value.get(field) is not None:
                     entry = pooled.setdefault(key, {"values": [], "brackets": [], "better": better, "label": label,
                                                     "hosts": set()})

@@ -60,12 +60,17 @@ bool turn_granted(benchmark::State& state, const LinkTurn& turn) {
   return turn.granted();
 }
 
-// Bandwidth against the link: per direction for one-way rows, both directions' sum for two-way ones.
-void report_link_share(benchmark::State& state, double bytes_per_launch, int directions) {
-  static std::map<int, NvlinkStatus> links_of;  // nvidia-smi once per GPU under test
+// The NVLink links of the GPU under test (nvidia-smi, once per GPU: asked before a node's turn, not during it).
+const NvlinkStatus& links_of_local() {
+  static std::map<int, NvlinkStatus> links_of;
   const int local = device().index;
   if (!links_of.count(local)) links_of[local] = nvlink_status(local);
-  const NvlinkStatus& links = links_of[local];
+  return links_of[local];
+}
+
+// Bandwidth against the link: per direction for one-way rows, both directions' sum for two-way ones.
+void report_link_share(benchmark::State& state, double bytes_per_launch, int directions) {
+  const NvlinkStatus& links = links_of_local();
   state.counters["nvlink_links"] = links.links;
   if (links.gbs_per_direction > 0)
     state.counters["fraction_of_link"] = benchmark::Counter(
@@ -101,6 +106,7 @@ void copy_rows(benchmark::State& state) {
   const int peer = static_cast<int>(arg(state, "peer"));
   const std::int64_t mib = arg(state, "MiB");
   const std::int64_t direction = arg(state, "direction");
+  links_of_local();
   const LinkTurn turn(peer);
   if (!turn_granted(state, turn) || !peer_usable(state, peer)) return;
   const int local = device().index;
@@ -139,6 +145,7 @@ void kernel_rows(benchmark::State& state) {
   static ArgCache<DeviceBuffer<float>> partial;
   const int peer = static_cast<int>(arg(state, "peer"));
   const std::int64_t mib = arg(state, "MiB");
+  links_of_local();
   const LinkTurn turn(peer);
   if (!turn_granted(state, turn) || !peer_usable(state, peer)) return;
   const std::size_t count = (static_cast<std::size_t>(mib) << 20) / sizeof(float4);
@@ -200,36 +207,36 @@ GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
   std::call_once(topology_added, [] { benchmark::AddCustomContext("gpubench_peer_topology", peer_topology()); });
   // Registered once per GPU under test, so --gpubench_device=all measures every ordered pair.
   const std::vector<std::int64_t> peers = peers_of(family.device(), family);
-  // The node check measures NVLink where there is a peer: the copies, both ways.
-  auto* copies = in_check(family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows));
+  // The node check takes the latency to each peer's memory at 4 MiB, the link's limit (links.py); the local
+  // baseline and the 1 GiB chase, which no limit reads, would lengthen every pair's turn.
+  constexpr std::int64_t kLinkChaseBytes = std::int64_t{4} << 20;
+  const auto chase_sizes = family.pick<std::vector<std::int64_t>>(
+      {kLinkChaseBytes, std::int64_t{1} << 30},
+      {std::int64_t{1} << 20, kLinkChaseBytes, std::int64_t{64} << 20, std::int64_t{1} << 30});
+  auto* local = family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows);  // the local baseline first
+  for (std::int64_t bytes : chase_sizes) add_point(local, {{"memory_on", family.device()}, {"bytes", bytes}});
   // The check copies 1 GiB, in half 2 GiB's time, since a node's check measures every pair; its rate against 2 GiB's
   // is in docs/experiments/peer.md.
-  const std::vector<std::int64_t> check_copy = {1024};
-  for (std::int64_t peer : peers)
-    for (std::int64_t mib : family.preset() == Preset::kCheck
-                                ? check_copy
-                                : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 1024, 2048, 8192}))
+  const std::vector<std::int64_t> copy_sizes =
+      family.preset() == Preset::kCheck ? std::vector<std::int64_t>{1024}
+                                        : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 1024, 2048, 8192});
+  // Each peer's rows together, registered peer by peer: a node run's turns on that link follow one another
+  // (link_turn.h). The node check measures NVLink where there is a peer: the copies, both ways, and the chase.
+  for (std::int64_t peer : peers) {
+    auto* copies = in_check(family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows));
+    for (std::int64_t mib : copy_sizes)
       for (std::int64_t direction : {kLocalToPeer, kPeerToLocal, kBothWays})
         add_point(copies, {{"peer", peer}, {"MiB", mib}, {"direction", direction}});
-  for (const auto& [name, body] : {std::pair{"Peer/read", kernel_rows<kernels::StreamOp::kRead>},
-                                   std::pair{"Peer/write", kernel_rows<kernels::StreamOp::kWrite>}}) {
-    auto* rows = family.gpu(name, {"peer", "MiB"}, body);
-    for (std::int64_t peer : peers)
+    for (const auto& [name, body] : {std::pair{"Peer/read", kernel_rows<kernels::StreamOp::kRead>},
+                                     std::pair{"Peer/write", kernel_rows<kernels::StreamOp::kWrite>}}) {
+      auto* rows = family.gpu(name, {"peer", "MiB"}, body);
       for (std::int64_t mib : family.pick<std::vector<std::int64_t>>({2048}, {32, 2048}))
         add_point(rows, {{"peer", peer}, {"MiB", mib}});
+    }
+    auto* chases = family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows);
+    for (std::int64_t bytes : chase_sizes)
+      add_point(chases, {{"memory_on", peer}, {"bytes", bytes}}, bytes == kLinkChaseBytes ? Check::kToo : Check::kNo);
   }
-  // The node check takes the latency to each peer's memory at 4 MiB, the link's limit (links.py); the local
-  // baseline and the 1 GiB chase, which no limit reads, would add a second a pair round.
-  constexpr std::int64_t kLinkChaseBytes = std::int64_t{4} << 20;
-  auto* chases = family.gpu("Peer/chase", {"memory_on", "bytes"}, chase_rows);
-  std::vector<std::int64_t> chase_on = {family.device()};  // the local baseline first
-  chase_on.insert(chase_on.end(), peers.begin(), peers.end());
-  for (std::int64_t on : chase_on)
-    for (std::int64_t bytes : family.pick<std::vector<std::int64_t>>(
-             {kLinkChaseBytes, std::int64_t{1} << 30},
-             {std::int64_t{1} << 20, kLinkChaseBytes, std::int64_t{64} << 20, std::int64_t{1} << 30}))
-      add_point(chases, {{"memory_on", on}, {"bytes", bytes}},
-                on != family.device() && bytes == kLinkChaseBytes ? Check::kToo : Check::kNo);
 }
 
 GPUBENCH_COUNTERS(Peer,

@@ -46,6 +46,17 @@ def plan(chip, preset="quick"):
             return json.load(f)
 
 
+def plan_with_peers(chip, peers):
+    """A node child's check plan on GPU 0 with the peers whose links it measures (--gpubench_peers)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "plan.json")
+        subprocess.run([GPUBENCH, f"--gpubench_plan={chip}", "--gpubench_preset=check", "--gpubench_device=0",
+                        f"--gpubench_peers={peers}", f"--benchmark_out={out}"], capture_output=True, text=True,
+                       timeout=120, check=True)
+        with open(out) as f:
+            return json.load(f)
+
+
 def rows_of(run):
     """(registered name, args, reason or None when planned) per row."""
     rows = []
@@ -136,6 +147,18 @@ class ChipPlans(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.plans = {chip: plan(chip) for chip in chips()}
+
+    def test_a_node_childs_links_come_last_one_peer_after_another(self):
+        """Each peer's Peer rows together, after every other family's (a node's turns on a link follow one another,
+        app/node_run.cpp), and each peer's 1 GiB copies and 4 MiB chase in the check."""
+        names = [raw["name"] for raw in plan_with_peers("h200", "1,3")["benchmarks"] if raw["name"].startswith("Peer/")]
+        peers = [re.search(r"/(?:peer|memory_on):(\d+)/", n).group(1) for n in names]
+        self.assertEqual(peers, ["1"] * 4 + ["3"] * 4, names)
+        self.assertEqual(sum("MiB:1024/" in n for n in names), 6)
+        self.assertEqual(sum("Peer/chase/memory_on:" in n and "bytes:4194304/" in n for n in names), 2)
+        rows = plan_with_peers("h200", "1,3")["benchmarks"]
+        last_other = max(i for i, raw in enumerate(rows) if not raw["name"].startswith("Peer/"))
+        self.assertLess(last_other, min(i for i, raw in enumerate(rows) if raw["name"].startswith("Peer/")))
 
     def test_the_table_covers_sm_70_to_sm_120(self):
         sms = {facts(run)["sm"] for run in self.plans.values()}
