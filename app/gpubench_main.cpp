@@ -391,7 +391,8 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
   return failed > 0 ? 3 : card_failed ? 4 : 0;
 }
 
-// Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, then the NVLink pairs in rounds;
+// Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, each then its share of the
+// NVLink pairs, taking turns;
 // the merged report then gets its card and verdict as any run's.
 int run_as_node(const gpubench::Options& options, const std::vector<int>& devices,
                 const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original) {

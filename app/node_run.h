@@ -1,6 +1,7 @@
-// A run over several GPUs as a node: one child gpubench per GPU at once for the per-GPU rows, then the Peer rows
-// in rounds of disjoint pairs (node_schedule.h), every ordered pair, their reports merged into one JSON of the
-// same shape as a run over several GPUs in one process (rows tagged /gpu:N, GPU context keys suffixed /gpu:N).
+// A run over several GPUs as a node: one child gpubench per GPU at once for the per-GPU rows, each child then
+// measuring its share of the NVLink pairs (node_schedule.h), taking turns so that both GPUs of a link are quiet
+// (link_turn.h); their reports merged into one JSON of the same shape as a run over several GPUs in one process
+// (rows tagged /gpu:N, GPU context keys suffixed /gpu:N).
 #pragma once
 
 #include <string>

@@ -1,6 +1,5 @@
-// The NVLink rounds of a node run: every pair of GPUs once, in rounds of disjoint pairs (the circle method of a
-// round-robin tournament: n - 1 rounds for even n, n for odd, one GPU resting each round), so no GPU is in two
-// timed copies at once. A pair runs both of its ordered directions, one after the other.
+// The NVLink pairs of a node run: every pair of GPUs once, in rounds of disjoint pairs (the circle method of a
+// round-robin tournament: n - 1 rounds for even n, n for odd, one GPU resting each round), and who measures each.
 #pragma once
 
 #include <map>

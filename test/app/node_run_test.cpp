@@ -1,5 +1,5 @@
-// The node run's schedule (every pair of GPUs in rounds of disjoint pairs) and the merge of its children's reports
-// into one report of the node, on the CPU.
+// The node run's schedule (every pair of GPUs once, each measured by one of them, the work shared), its turns on the
+// links (both GPUs quiet) and the merge of its children's reports into one report of the node, on the CPU.
 #include "app/node_run.h"
 #include "app/node_schedule.h"
 
