@@ -16,6 +16,7 @@
 #include "common/detail/precision.h"
 #include "common/detail/process_sampler.h"
 #include "common/detail/run_control.h"
+#include "common/link_turn.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
@@ -298,6 +299,8 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
     }
     if (g_deadline_reached.load()) context["gpubench_deadline_reached"] = "yes";
   });
+  // A node run's child: its peers' contexts made and every sibling ready before any row (link_turn.h).
+  if (gpu_rows) gpubench::node_ready(gpubench::node_peers());
   if (!options.out.empty() && options.out_format == "json") {
     benchmark::RunSpecifiedBenchmarks(nullptr, &json_report);
   } else {

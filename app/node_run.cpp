@@ -199,6 +199,7 @@ struct TurnTaker {
   int gpu = -1;
   int from_child = -1, to_child = -1;  // the parent's ends
   State state = State::kRunning;
+  bool ready = false;  // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
   int peer = -1;
   std::string sequence, partial;
   long long asked = 0;  // the order it asked in: turns go first come, first served
@@ -247,6 +248,8 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
   std::istringstream words(line);
   std::string verb, first, second;
   words >> verb >> first >> second;
+  taker.ready = true;  // "ready", or any later word
+  if (verb == "ready") return;
   if (taker.state == TurnTaker::State::kHolding) {  // any word after a turn ends it
     used.erase(taker.peer);
     taker.kept_peer = taker.peer;
@@ -262,12 +265,13 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
   }
 }
 
-// Runs the GPUs' children to their end, answering their turns on the links: a turn on a peer is given when the asking
-// GPU and the peer are both idle (their own rows done, no other turn on them), so every link is measured with both
-// its GPUs quiet and pairs of other GPUs at the same time.
+// Runs the GPUs' children to their end: starts their rows together once each has said it is ready, and answers their
+// turns on the links: a turn on a peer is given when the asking GPU and the peer are both idle (their own rows done, no
+// other turn on them), so every link is measured with both its GPUs quiet and pairs of other GPUs at the same time.
 void take_turns(std::vector<TurnTaker>& takers) {
   std::set<int> used;  // GPUs a turn holds: the holder's and its peer
   long long order = 0;
+  bool started = false;  // every child said it was ready, and was told to start
   const auto ended = [&](TurnTaker& t) {
     if (t.state == TurnTaker::State::kHolding) {
       used.erase(t.peer);
@@ -312,6 +316,13 @@ void take_turns(std::vector<TurnTaker>& takers) {
       }
       if (t.state == TurnTaker::State::kWaiting && t.peer != t.kept_peer)
         t.kept_peer = -1;  // another link: kept no more
+    }
+    // The rows start together, once every child has made its contexts (or ended): none measures while another opens.
+    if (!started && std::all_of(takers.begin(), takers.end(),
+                                [](const TurnTaker& t) { return t.ready || t.state == TurnTaker::State::kEnded; })) {
+      started = true;
+      for (const TurnTaker& t : takers)
+        if (t.state != TurnTaker::State::kEnded) say_to(t, "start");
     }
     std::vector<TurnTaker*> waiting;
     for (TurnTaker& t : takers)

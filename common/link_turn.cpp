@@ -1,6 +1,9 @@
 #include "common/link_turn.h"
 
+#include "common/detail/gpu_session.h"
 #include "common/detail/run_control.h"
+
+#include <cuda_runtime_api.h>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -65,6 +68,20 @@ std::string hear(std::chrono::steady_clock::time_point until) {
 }
 
 }  // namespace
+
+void node_ready(const std::vector<int>& peers, double wait_seconds) {
+  if (pipes().to_parent < 0) return;
+  const int own = GpuSession::selected_device();
+  for (int peer : peers)
+    if (peer != own && cudaSetDevice(peer) == cudaSuccess) cudaFree(nullptr);  // the peer's context, made now
+  cudaSetDevice(own);
+  cudaGetLastError();  // a peer that could not be opened is the Peer rows' to say
+  if (!say("ready")) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(wait_seconds));
+  for (std::string heard = hear(until); heard.rfind("go ", 0) == 0; heard = hear(until)) {
+  }  // "start", or no parent, a timeout or an interrupt: the rows go on
+}
 
 LinkTurn::LinkTurn(int peer, double wait_seconds) {
   if (peer < 0 || pipes().to_parent < 0) return;  // no other GPU, or no node run: nothing to wait for

@@ -2,14 +2,21 @@
 // asks the node's parent for a turn on that GPU and waits until the parent says that GPU is idle (its own rows done,
 // no other pair on it); it says when it is done. Outside a node run (no GPUBENCH_NODE_TURNS) nothing waits.
 // The parent's side is app/node_run.cpp; the protocol is one line each way (docs/harness.md):
+//   child: "ready"              parent: "start"       (once, when every child is ready: the rows start together)
 //   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" (or "cancel SEQ": it stopped waiting)
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
 inline constexpr const char* kNodeTurnsVariable = "GPUBENCH_NODE_TURNS";  // "WRITE_FD,READ_FD" of the child's pipes
+
+// In a node run, before the first row: makes this process's context on each peer it will measure (the slowest part
+// of a link's first row, done while no GPU measures anything), then waits until every child of the node is ready.
+// Outside a node run, nothing.
+void node_ready(const std::vector<int>& peers, double wait_seconds = 60.0);
 
 class LinkTurn {
  public:

@@ -146,6 +146,11 @@ case "${!mode_var:-ok}" in
         sleep 30 & wait ;;
 esac
 log=${STANDIN_LOG:-/dev/null}
+if [ -n "${GPUBENCH_NODE_TURNS:-}" ]; then  # ready, then wait for the start (common/link_turn.h)
+  [ "$dev" = "${STANDIN_LATE_GPU:-}" ] && sleep 1
+  echo "ready $dev $(date +%s.%N)" >>"$log"; echo "ready" >&3
+  read -r -t 20 -u 4 answer
+fi
 echo "own $dev start $(date +%s.%N)" >>"$log"; sleep "${STANDIN_OWN_SECONDS:-0}"; echo "own $dev end $(date +%s.%N)" >>"$log"
 seq=0
 for peer in ${peers//,/ }; do  # a turn on each link, as the Peer rows take them (common/link_turn.h)
@@ -161,7 +166,8 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
     chmod(standin_.c_str(), 0755);
   }
   void TearDown() override {
-    for (const char* name : {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS"})
+    for (const char* name :
+         {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS", "STANDIN_LATE_GPU"})
       unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
@@ -287,6 +293,34 @@ TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
       if (&x != &y && x.b >= 0)
         for (int gpu : {x.a, x.b})
           EXPECT_FALSE(uses(y, gpu) && overlap(x, y)) << x.what << " and " << y.what << " at once on GPU " << gpu;
+}
+
+TEST_F(NodeRunSpawn, TheRowsStartTogetherOnceEveryChildIsReady) {
+  NodeRun run = node();
+  run.gpus = {0, 1, 2};
+  run.selected = {"Row/gpu:0/x", "Row/gpu:1/x", "Row/gpu:2/x"};
+  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+  setenv("STANDIN_LATE_GPU", "1", 1);  // GPU 1's child takes a second to be ready
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message;
+  std::ifstream in(dir_ + "/turns.log");
+  double last_ready = 0, first_row = 1e300;
+  int readies = 0;
+  for (std::string kind, gpu, edge; in >> kind >> gpu;) {
+    double when = 0;
+    if (kind == "ready") {
+      in >> when;
+      last_ready = std::max(last_ready, when);
+      ++readies;
+    } else {
+      in >> edge >> when;
+      if (kind == "own" && edge == "start") first_row = std::min(first_row, when);
+    }
+  }
+  EXPECT_EQ(readies, 3);
+  EXPECT_GE(first_row, last_ready) << "a GPU's rows began before every child was ready";
 }
 
 TEST_F(NodeRunSpawn, AChildThatFailsLeavesItsGpuToTheOthersLinks) {
