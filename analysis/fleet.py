@@ -19,21 +19,15 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis.cards.headline import HEADLINE  # noqa: E402
 from analysis.model import archive, cli  # noqa: E402
 from analysis.verdict import links  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict import judge, layers, table, wording  # noqa: E402
 
 # (column, card key, scale, unit): what tells a slow HBM stack, a degraded link or a throttled SM apart.
-GPU_COLUMNS = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
-               ("DRAM copy", "bandwidth.stream_copy.bytes_per_second", 1e-12, "TB/s"),
-               ("L2 read", "bandwidth.l2.bytes_per_second", 1e-12, "TB/s"),
-               ("DRAM latency", "memory.dram.cycles", 1, "cycles"),
-               ("L2 latency", "memory.l2.cycles", 1, "cycles"),
-               ("FP32 FMA", "compute.ffma.fraction_of_peak", 1, "of peak"),
-               ("SM clock", "sm_clock", 1, "MHz"),
-               ("peer copy", "peer.copy_to", 1e-9, "GB/s"))
-
+# The headline values, and the SM clock the run measured (from its context).
+GPU_COLUMNS = HEADLINE + (("SM clock", "sm_clock", 1, "MHz"),)
 
 
 def node_name(path, report):

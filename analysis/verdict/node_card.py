@@ -1,27 +1,8 @@
 """The node card: a run over several GPUs set out side by side (the headline values, a value outside any layer
 marked), the NVLink matrix and the verdicts, in Markdown and JSON. Each GPU's own card is analysis/cards/card.py's."""
+from analysis.cards.headline import HEADLINE
 from analysis.verdict import links
 from analysis.verdict.table import NAME_OF, summary
-
-# The node card's side-by-side values: (label, card key, scale, unit).
-NODE_VALUES = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s"),
-               ("DRAM read, of theoretical", "bandwidth.stream_read.fraction", 100, "%"),
-               ("L2 read", "bandwidth.l2.bytes_per_second", 1e-12, "TB/s"),
-               ("L1 latency", "memory.l1.cycles", 1, "cycles"),
-               ("L2 latency", "memory.l2.cycles", 1, "cycles"),
-               ("DRAM latency", "memory.dram.cycles", 1, "cycles"),
-               ("FP32 FMA, of peak", "compute.ffma.fraction_of_peak", 100, "%"),
-               ("wgmma FP16, of peak", "compute.tensor.wgmma.f16_f32_ss", 100, "%"),
-               ("FP32 FMA, worst SM", "sm_map.fma.worst_vs_median", 1, "of the median"),
-               ("L2 latency, worst SM", "sm_map.l2_latency.worst_vs_median", 1, "of the median"))
-
-
-def judge_links(report, limits):
-    """(the node's links, the findings of its slow links and GPUs named by their links): analysis/verdict/links.py, read
-    once; links.render says each."""
-    values = links.link_values(report)
-    checks, named = links.judge(values, links.limits_of(report, limits))
-    return values, links.findings(checks, named)
 
 
 def node_markdown(report, built, link_values, link_findings, node_line):
@@ -36,7 +17,7 @@ def node_markdown(report, built, link_values, link_findings, node_line):
     for label, key in (("name", "gpu_name"), ("board", "gpu_uuid"), ("PCI bus", "gpu_pci_bus_id"),
                        ("SM clock (MHz)", "gpu_sm_clock_mhz_measured")):
         lines.append(f"| {label} | " + " | ".join(str(c.context.get(key, "-"))[:20] for _, c in built) + " |")
-    for label, key, scale, unit in NODE_VALUES:
+    for label, key, scale, unit in HEADLINE:
         cells = []
         for _, c in built:
             v = next((v for v in c.values if v["key"] == key), None)
