@@ -173,6 +173,19 @@ class Links(unittest.TestCase):
         self.assertEqual(sorted(named), [2])
         self.assertEqual(lines, ["GPU 2: every link from or to it is slow (6 links): the GPU, not its links"])
 
+    def test_a_latency_the_reading_gpu_sets_is_no_fault_of_its_links(self):
+        # As on one host of four H200s: GPUs 0 and 3 read every peer in 800 ns (1583 cycles), GPUs 1 and 2 in 852 ns
+        # (1689). Against the node's other links the slower readers' links were "slow"; latency is the architecture's.
+        values = self.values(4)
+        for (a, b), v in values.items():
+            v["latency_cycles"] = 1583.0 if a in (0, 3) else 1689.0
+        limits = dict(self.LIMITS, **{"link.latency_cycles": {"high": 1747.0, "better": "lower", "source": "s"}})
+        bad, lines = links.lines(*links.judge(values, limits))
+        self.assertFalse(bad, lines)
+        values[(1, 2)]["latency_cycles"] = 1800.0  # beyond the architecture's limit: still named
+        bad, lines = links.lines(*links.judge(values, limits))
+        self.assertEqual([line.split(":")[0] for line in lines], ["link 1->2"])
+
     def test_the_matrix_has_a_row_and_a_column_per_gpu(self):
         text = "\n".join(links.matrix_markdown(self.values(3)))
         self.assertIn("| from \\ to | GPU 0 | GPU 1 | GPU 2 |", text)
