@@ -330,8 +330,9 @@ void take_turns(std::vector<TurnTaker>& takers) {
     std::sort(waiting.begin(), waiting.end(), [](const auto* a, const auto* b) { return a->asked < b->asked; });
     // GPUs kept for another child's next row on the same link.
     std::map<int, const TurnTaker*> kept;
+    const auto after_poll = std::chrono::steady_clock::now();  // the poll may have waited past a keep's end
     for (const TurnTaker& t : takers)
-      if (t.kept_peer >= 0 && now < t.kept_until && t.state != TurnTaker::State::kEnded)
+      if (t.kept_peer >= 0 && after_poll < t.kept_until && t.state != TurnTaker::State::kEnded)
         kept[t.gpu] = kept[t.kept_peer] = &t;
     const auto free_for = [&](const TurnTaker* t, int gpu) { return !kept.count(gpu) || kept[gpu] == t; };
     for (TurnTaker* t : waiting) {
