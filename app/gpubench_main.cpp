@@ -394,6 +394,8 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
   return failed > 0 ? 3 : card_failed ? 4 : 0;
 }
 
+std::chrono::steady_clock::time_point g_main_started;  // for the node's timeline
+
 // Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, each then its share of the
 // NVLink pairs, taking turns;
 // the merged report then gets its card and verdict as any run's.
@@ -415,6 +417,9 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
   for (const std::string& arg : rerun_args(original))
     if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
   if (options.deadline_s > 0) start_deadline(options.deadline_s);
+  std::fprintf(stderr, "gpubench: node: the parent's set-up (the selection over %zu GPUs) took %.2f s\n",
+               devices.size(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - g_main_started).count());
   const gpubench::app::NodeResult result = gpubench::app::run_node(node);
   g_rows_over.store(true);
   if (options.deadline_s > 0) note_deadline_in(options.out, options.deadline_s);
@@ -430,6 +435,7 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_main_started = std::chrono::steady_clock::now();
   // Load every kernel at start-up: a lazily loaded kernel's first launch waits for the GPU to idle.
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
   const std::vector<std::string> original_args(argv + 1, argv + argc);

@@ -207,9 +207,18 @@ struct TurnTaker {
   // so a pair's rows run together instead of between other pairs'.
   int kept_peer = -1;
   std::chrono::steady_clock::time_point kept_until{};
+  int round = 0;  // the round (node_schedule.h) of the pair it waits for: the earliest round's pairs go first
+  std::chrono::steady_clock::time_point asked_at{};
+  std::vector<int> peers;     // the links it measures, in its rows' order
+  std::size_t next_peer = 0;  // peers before it are measured
+  // Where its time went, for the node's timeline line: seconds after the children's start.
+  double ready_s = -1, contexts_s = -1, own_done_s = -1, ended_s = -1;
 };
 
 constexpr auto kKeptForTheNextRow = std::chrono::milliseconds(50);
+// How long a later round's pair waits for an earlier round's pair on its GPUs (about the spread of the GPUs' own rows'
+// ends): a GPU much slower than the others no longer holds up the links that do not need it.
+constexpr auto kHoldForAnEarlierRound = std::chrono::milliseconds(400);
 
 // Two pipes for a child, their ends moved above 9 and closed on exec (the child's are placed at 3 and 4 by the
 // spawn): {child writes, child reads, parent reads, parent writes}, or false.
@@ -244,12 +253,24 @@ bool idle(const std::vector<TurnTaker>& takers, const std::set<int>& used, int g
   return true;  // no child of the node's on it
 }
 
-void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long long& order) {
+using RoundOf = std::map<std::pair<int, int>, int>;
+
+// Seconds from `since` to now.
+double seconds_since(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long long& order, const RoundOf& rounds,
+           std::chrono::steady_clock::time_point start) {
   std::istringstream words(line);
   std::string verb, first, second;
   words >> verb >> first >> second;
+  if (!taker.ready) taker.ready_s = seconds_since(start);
   taker.ready = true;  // "ready", or any later word
-  if (verb == "ready") return;
+  if (verb == "ready") {
+    taker.contexts_s = first.empty() ? -1 : std::atof(first.c_str());  // its peers' contexts took this long
+    return;
+  }
   if (taker.state == TurnTaker::State::kHolding) {  // any word after a turn ends it
     used.erase(taker.peer);
     taker.kept_peer = taker.peer;
@@ -260,6 +281,13 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
     taker.peer = std::atoi(first.c_str());
     taker.sequence = second;
     taker.asked = ++order;
+    const auto round = rounds.find({std::min(taker.gpu, taker.peer), std::max(taker.gpu, taker.peer)});
+    taker.round = round == rounds.end() ? 0 : round->second;
+    taker.asked_at = std::chrono::steady_clock::now();
+    if (taker.own_done_s < 0) taker.own_done_s = seconds_since(start);
+    const auto at = std::find(taker.peers.begin() + static_cast<long>(std::min(taker.next_peer, taker.peers.size())),
+                              taker.peers.end(), taker.peer);
+    if (at != taker.peers.end()) taker.next_peer = static_cast<std::size_t>(at - taker.peers.begin());
   } else {
     taker.state = TurnTaker::State::kRunning;  // "end" or "cancel"
   }
@@ -268,16 +296,19 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
 // Runs the GPUs' children to their end: starts their rows together once each has said it is ready, and answers their
 // turns on the links: a turn on a peer is given when the asking GPU and the peer are both idle (their own rows done, no
 // other turn on them), so every link is measured with both its GPUs quiet and pairs of other GPUs at the same time.
-void take_turns(std::vector<TurnTaker>& takers) {
+void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
   std::set<int> used;  // GPUs a turn holds: the holder's and its peer
   long long order = 0;
   bool started = false;  // every child said it was ready, and was told to start
+  const auto start = std::chrono::steady_clock::now();
   const auto ended = [&](TurnTaker& t) {
     if (t.state == TurnTaker::State::kHolding) {
       used.erase(t.peer);
       used.erase(t.gpu);
     }
     t.state = TurnTaker::State::kEnded;
+    t.ended_s = seconds_since(start);
+    t.next_peer = t.peers.size();
   };
   while (true) {
     // A child that ended ends its turns, even where a process it started still holds its pipe open.
@@ -296,8 +327,10 @@ void take_turns(std::vector<TurnTaker>& takers) {
       }
     if (fds.empty()) return;
     const auto now = std::chrono::steady_clock::now();
-    const bool keeping = std::any_of(takers.begin(), takers.end(),
-                                     [&](const TurnTaker& t) { return t.kept_peer >= 0 && now < t.kept_until; });
+    const bool keeping = std::any_of(takers.begin(), takers.end(), [&](const TurnTaker& t) {
+      return (t.kept_peer >= 0 && now < t.kept_until) ||
+             (t.state == TurnTaker::State::kWaiting && now - t.asked_at < kHoldForAnEarlierRound);
+    });
     if (poll(fds.data(), fds.size(), keeping ? 10 : 200) < 0 && errno != EINTR) return;
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
@@ -312,7 +345,7 @@ void take_turns(std::vector<TurnTaker>& takers) {
       t.partial.append(buffer, static_cast<std::size_t>(n));
       for (std::size_t end; (end = t.partial.find('\n')) != std::string::npos; t.partial.erase(0, end + 1)) {
         if (t.state == TurnTaker::State::kHolding) used.erase(t.gpu);
-        heard(t, t.partial.substr(0, end), used, order);
+        heard(t, t.partial.substr(0, end), used, order, rounds, start);
       }
       if (t.state == TurnTaker::State::kWaiting && t.peer != t.kept_peer)
         t.kept_peer = -1;  // another link: kept no more
@@ -327,7 +360,11 @@ void take_turns(std::vector<TurnTaker>& takers) {
     std::vector<TurnTaker*> waiting;
     for (TurnTaker& t : takers)
       if (t.state == TurnTaker::State::kWaiting) waiting.push_back(&t);
-    std::sort(waiting.begin(), waiting.end(), [](const auto* a, const auto* b) { return a->asked < b->asked; });
+    // The earliest round's pairs first (a later round's pair would take a GPU its earlier pair waits for, and the
+    // links would take a round more), then first come, first served.
+    std::sort(waiting.begin(), waiting.end(), [](const auto* a, const auto* b) {
+      return a->round != b->round ? a->round < b->round : a->asked < b->asked;
+    });
     // GPUs kept for another child's next row on the same link.
     std::map<int, const TurnTaker*> kept;
     const auto after_poll = std::chrono::steady_clock::now();  // the poll may have waited past a keep's end
@@ -335,9 +372,25 @@ void take_turns(std::vector<TurnTaker>& takers) {
       if (t.kept_peer >= 0 && after_poll < t.kept_until && t.state != TurnTaker::State::kEnded)
         kept[t.gpu] = kept[t.kept_peer] = &t;
     const auto free_for = [&](const TurnTaker* t, int gpu) { return !kept.count(gpu) || kept[gpu] == t; };
+    // A later round's pair waits a moment for an earlier round's pair on one of its GPUs that is yet to run (its
+    // measurer's own rows are ending): taken now, it would push that pair, and the rounds after it, a pair later.
+    const auto held = [&](const TurnTaker* t) {
+      if (after_poll - t->asked_at >= kHoldForAnEarlierRound) return false;
+      for (const TurnTaker& u : takers) {
+        if (&u == t || u.state == TurnTaker::State::kEnded) continue;
+        for (std::size_t i = u.next_peer; i < u.peers.size(); ++i) {
+          const int q = u.peers[i];
+          const auto round = rounds.find({std::min(u.gpu, q), std::max(u.gpu, q)});
+          if (round != rounds.end() && round->second < t->round &&
+              (u.gpu == t->gpu || u.gpu == t->peer || q == t->gpu || q == t->peer))
+            return true;
+        }
+      }
+      return false;
+    };
     for (TurnTaker* t : waiting) {
       if (used.count(t->gpu) || t->peer == t->gpu || !idle(takers, used, t->peer) || !free_for(t, t->gpu) ||
-          !free_for(t, t->peer))
+          !free_for(t, t->peer) || held(t))
         continue;
       t->state = TurnTaker::State::kHolding;
       used.insert(t->gpu);
@@ -345,6 +398,32 @@ void take_turns(std::vector<TurnTaker>& takers) {
       say_to(*t, "go " + t->sequence);
     }
   }
+}
+
+// Where the node's time went, one line: when the children were ready (their peers' contexts), when their own rows
+// ended and when their links did, in seconds after their start.
+void say_timeline(const std::vector<TurnTaker>& takers) {
+  const auto span = [&](double TurnTaker::*field) {
+    double low = 1e300, high = -1;
+    int last = -1;
+    for (const TurnTaker& t : takers)
+      if (t.*field >= 0) {
+        low = std::min(low, t.*field);
+        if (t.*field > high) {
+          high = t.*field;
+          last = t.gpu;
+        }
+      }
+    char text[64];
+    if (high < 0) return std::string("-");
+    std::snprintf(text, sizeof text, "%.2f-%.2f s (gpu%d last)", low, high, last);
+    return std::string(text);
+  };
+  std::fprintf(stderr,
+               "gpubench: node: timeline after the children's start: ready %s, of which the peers' contexts %s; own "
+               "rows done %s; every row and link done %s\n",
+               span(&TurnTaker::ready_s).c_str(), span(&TurnTaker::contexts_s).c_str(),
+               span(&TurnTaker::own_done_s).c_str(), span(&TurnTaker::ended_s).c_str());
 }
 
 bool is_device_key(const std::string& key) {
@@ -475,13 +554,19 @@ NodeResult run_node(const NodeRun& node) {
     close(ends[1]);
     TurnTaker taker;
     taker.gpu = gpu;
+    if (links != measurers.end()) taker.peers = links->second;
     taker.child = &running.back();
     taker.from_child = ends[2];
     taker.to_child = ends[3];
     if (running.back().pid <= 0) taker.state = TurnTaker::State::kEnded;
     takers.push_back(taker);
   }
-  take_turns(takers);
+  RoundOf rounds;
+  const auto schedule = round_robin(node.gpus);
+  for (std::size_t r = 0; r < schedule.size(); ++r)
+    for (const auto& pair : schedule[r]) rounds[pair] = static_cast<int>(r);
+  take_turns(takers, rounds);
+  say_timeline(takers);
   for (const TurnTaker& t : takers) {
     close(t.from_child);
     close(t.to_child);

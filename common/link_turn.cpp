@@ -72,11 +72,15 @@ std::string hear(std::chrono::steady_clock::time_point until) {
 void node_ready(const std::vector<int>& peers, double wait_seconds) {
   if (pipes().to_parent < 0) return;
   const int own = GpuSession::selected_device();
+  const auto began = std::chrono::steady_clock::now();
   for (int peer : peers)
     if (peer != own && cudaSetDevice(peer) == cudaSuccess) cudaFree(nullptr);  // the peer's context, made now
   cudaSetDevice(own);
   cudaGetLastError();  // a peer that could not be opened is the Peer rows' to say
-  if (!say("ready")) return;
+  char seconds[32];  // the contexts' time, for the node's timeline
+  std::snprintf(seconds, sizeof seconds, "%.3f",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  if (!say(std::string("ready ") + seconds)) return;
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                             std::chrono::duration<double>(wait_seconds));
   for (std::string heard = hear(until); heard.rfind("go ", 0) == 0; heard = hear(until)) {

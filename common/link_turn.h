@@ -2,7 +2,7 @@
 // asks the node's parent for a turn on that GPU and waits until the parent says that GPU is idle (its own rows done,
 // no other pair on it); it says when it is done. Outside a node run (no GPUBENCH_NODE_TURNS) nothing waits.
 // The parent's side is app/node_run.cpp; the protocol is one line each way (docs/harness.md):
-//   child: "ready"              parent: "start"       (once, when every child is ready: the rows start together)
+//   child: "ready SECONDS"      parent: "start"       (once, when every child is ready: the rows start together)
 //   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" (or "cancel SEQ": it stopped waiting)
 #pragma once
 

@@ -151,12 +151,13 @@ if [ -n "${GPUBENCH_NODE_TURNS:-}" ]; then  # ready, then wait for the start (co
   echo "ready $dev $(date +%s.%N)" >>"$log"; echo "ready" >&3
   read -r -t 20 -u 4 answer
 fi
-echo "own $dev start $(date +%s.%N)" >>"$log"; sleep "${STANDIN_OWN_SECONDS:-0}"; echo "own $dev end $(date +%s.%N)" >>"$log"
+own_var=STANDIN_OWN_SECONDS_GPU$dev
+echo "own $dev start $(date +%s.%N)" >>"$log"; sleep "${!own_var:-${STANDIN_OWN_SECONDS:-0}}"; echo "own $dev end $(date +%s.%N)" >>"$log"
 seq=0
 for peer in ${peers//,/ }; do  # a turn on each link, as the Peer rows take them (common/link_turn.h)
   seq=$((seq + 1)); echo "turn $peer $seq" >&3
   read -r -t 20 -u 4 answer || { echo "cancel $seq" >&3; continue; }
-  echo "link $dev $peer start $(date +%s.%N)" >>"$log"; sleep 0.2; echo "link $dev $peer end $(date +%s.%N)" >>"$log"
+  echo "link $dev $peer start $(date +%s.%N)" >>"$log"; sleep "${STANDIN_LINK_SECONDS:-0.2}"; echo "link $dev $peer end $(date +%s.%N)" >>"$log"
   echo "end $seq" >&3
 done
 echo "{\"context\":{\"gpu_name\":\"S\",\"gpubench_rows_planned\":\"1\"},\"benchmarks\":[$row]}" >"$out"
@@ -167,7 +168,8 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
   }
   void TearDown() override {
     for (const char* name :
-         {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS", "STANDIN_LATE_GPU"})
+         {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS", "STANDIN_LATE_GPU",
+          "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1", "STANDIN_LINK_SECONDS"})
       unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
@@ -293,6 +295,34 @@ TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
       if (&x != &y && x.b >= 0)
         for (int gpu : {x.a, x.b})
           EXPECT_FALSE(uses(y, gpu) && overlap(x, y)) << x.what << " and " << y.what << " at once on GPU " << gpu;
+}
+
+// GPUs 2 and 3 end their own rows first. Taking their link (the last round's) at once would push the first round's
+// pairs, which need GPUs 0 and 1, and every round after them, a link later: four links' time instead of three.
+TEST_F(NodeRunSpawn, TheLinksTakeTheFewestRoundsWhenTheGpusEndTheirRowsApart) {
+  NodeRun run = node();
+  run.gpus = {0, 1, 2, 3};
+  run.selected = {"Row/gpu:0/x", "Row/gpu:1/x", "Row/gpu:2/x", "Row/gpu:3/x", "Peer/copy/gpu:0/peer:1"};
+  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+  setenv("STANDIN_OWN_SECONDS_GPU0", "0.1", 1);
+  setenv("STANDIN_OWN_SECONDS_GPU1", "0.1", 1);
+  setenv("STANDIN_LINK_SECONDS", "0.4", 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message << said;
+  double own_end = 0, links_end = 0;
+  int links = 0;
+  for (const Interval& i : intervals(dir_ + "/turns.log")) {
+    if (i.b >= 0) {
+      links_end = std::max(links_end, i.end);
+      ++links;
+    } else {
+      own_end = std::max(own_end, i.end);
+    }
+  }
+  EXPECT_EQ(links, 6);
+  EXPECT_LT(links_end - own_end, 3 * 0.4 + 0.15) << "the links took more than three rounds\n" << said;
 }
 
 TEST_F(NodeRunSpawn, TheRowsStartTogetherOnceEveryChildIsReady) {
