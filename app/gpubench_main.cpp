@@ -394,7 +394,13 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
   return failed > 0 ? 3 : card_failed ? 4 : 0;
 }
 
-std::chrono::steady_clock::time_point g_main_started;  // for the node's timeline
+// The parent's set-up, step by step, for the node's timeline: (step, seconds since main began).
+std::chrono::steady_clock::time_point g_main_started;
+std::vector<std::pair<std::string, double>> g_setup_marks;
+void mark_setup(const char* step) {
+  g_setup_marks.emplace_back(
+      step, std::chrono::duration<double>(std::chrono::steady_clock::now() - g_main_started).count());
+}
 
 // Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, each then its share of the
 // NVLink pairs, taking turns;
@@ -417,9 +423,17 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
   for (const std::string& arg : rerun_args(original))
     if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
   if (options.deadline_s > 0) start_deadline(options.deadline_s);
-  std::fprintf(stderr, "gpubench: node: the parent's set-up (the selection over %zu GPUs) took %.2f s\n",
-               devices.size(),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - g_main_started).count());
+  mark_setup("the rest");
+  std::string steps;
+  double before = 0;
+  for (const auto& [step, at] : g_setup_marks) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%s%s %.2f s", steps.empty() ? "" : ", ", step.c_str(), at - before);
+    steps += text;
+    before = at;
+  }
+  std::fprintf(stderr, "gpubench: node: the parent's set-up over %zu GPUs took %.2f s: %s\n", devices.size(), before,
+               steps.c_str());
   const gpubench::app::NodeResult result = gpubench::app::run_node(node);
   g_rows_over.store(true);
   if (options.deadline_s > 0) note_deadline_in(options.out, options.deadline_s);
@@ -482,9 +496,13 @@ int main(int argc, char** argv) {
     gpubench::detail::set_stopping_rule(&rule);
   }
   gpubench::set_node_peers(options.peers);
+  // A node's child: its peers' contexts are made while it opens its own GPU (link_turn.h).
+  if (devices.size() == 1 && !options.peers.empty()) gpubench::start_peer_contexts(devices.front(), options.peers);
+  mark_setup("CUDA and the driver's GPUs");
   try {
     // With fixed effort, the quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
     gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0, plan ? &plan->shape : nullptr);
+    mark_setup("registration");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;
@@ -500,6 +518,7 @@ int main(int argc, char** argv) {
       all = gpubench::app::check_rows(all);
       selected = gpubench::app::check_rows(selected);
     }
+    mark_setup("selection");
   }
 
   if (!initialize_benchmark(argc, argv, quick_times || gpubench::detail::stopping_rule() != nullptr)) return 2;

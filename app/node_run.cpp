@@ -211,8 +211,9 @@ struct TurnTaker {
   std::chrono::steady_clock::time_point asked_at{};
   std::vector<int> peers;     // the links it measures, in its rows' order
   std::size_t next_peer = 0;  // peers before it are measured
+  bool next_peer_begun = false;  // a turn on peers[next_peer] was given: that link is under way, not waited for
   // Where its time went, for the node's timeline line: seconds after the children's start.
-  double ready_s = -1, contexts_s = -1, own_done_s = -1, ended_s = -1;
+  double ready_s = -1, contexts_s = -1, contexts_awaited_s = -1, own_done_s = -1, ended_s = -1;
 };
 
 constexpr auto kKeptForTheNextRow = std::chrono::milliseconds(50);
@@ -268,7 +269,9 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
   if (!taker.ready) taker.ready_s = seconds_since(start);
   taker.ready = true;  // "ready", or any later word
   if (verb == "ready") {
-    taker.contexts_s = first.empty() ? -1 : std::atof(first.c_str());  // its peers' contexts took this long
+    // Its peers' contexts took this long, and it still waited this long for them when its own set-up was done.
+    taker.contexts_s = first.empty() ? -1 : std::atof(first.c_str());
+    taker.contexts_awaited_s = second.empty() ? -1 : std::atof(second.c_str());
     return;
   }
   if (taker.state == TurnTaker::State::kHolding) {  // any word after a turn ends it
@@ -287,7 +290,10 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
     if (taker.own_done_s < 0) taker.own_done_s = seconds_since(start);
     const auto at = std::find(taker.peers.begin() + static_cast<long>(std::min(taker.next_peer, taker.peers.size())),
                               taker.peers.end(), taker.peer);
-    if (at != taker.peers.end()) taker.next_peer = static_cast<std::size_t>(at - taker.peers.begin());
+    if (at != taker.peers.end() && static_cast<std::size_t>(at - taker.peers.begin()) != taker.next_peer) {
+      taker.next_peer = static_cast<std::size_t>(at - taker.peers.begin());
+      taker.next_peer_begun = false;
+    }
   } else {
     taker.state = TurnTaker::State::kRunning;  // "end" or "cancel"
   }
@@ -378,7 +384,7 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
       if (after_poll - t->asked_at >= kHoldForAnEarlierRound) return false;
       for (const TurnTaker& u : takers) {
         if (&u == t || u.state == TurnTaker::State::kEnded) continue;
-        for (std::size_t i = u.next_peer; i < u.peers.size(); ++i) {
+        for (std::size_t i = u.next_peer + (u.next_peer_begun ? 1 : 0); i < u.peers.size(); ++i) {
           const int q = u.peers[i];
           const auto round = rounds.find({std::min(u.gpu, q), std::max(u.gpu, q)});
           if (round != rounds.end() && round->second < t->round &&
@@ -393,6 +399,7 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
           !free_for(t, t->peer) || held(t))
         continue;
       t->state = TurnTaker::State::kHolding;
+      if (t->next_peer < t->peers.size() && t->peers[t->next_peer] == t->peer) t->next_peer_begun = true;
       used.insert(t->gpu);
       used.insert(t->peer);
       say_to(*t, "go " + t->sequence);
@@ -420,9 +427,10 @@ void say_timeline(const std::vector<TurnTaker>& takers) {
     return std::string(text);
   };
   std::fprintf(stderr,
-               "gpubench: node: timeline after the children's start: ready %s, of which the peers' contexts %s; own "
-               "rows done %s; every row and link done %s\n",
+               "gpubench: node: timeline after the children's start: ready %s (the peers' contexts took %s, still "
+               "awaited %s); own rows done %s; every row and link done %s\n",
                span(&TurnTaker::ready_s).c_str(), span(&TurnTaker::contexts_s).c_str(),
+               span(&TurnTaker::contexts_awaited_s).c_str(),
                span(&TurnTaker::own_done_s).c_str(), span(&TurnTaker::ended_s).c_str());
 }
 

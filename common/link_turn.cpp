@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace gpubench {
 namespace {
@@ -67,18 +68,39 @@ std::string hear(std::chrono::steady_clock::time_point until) {
   }
 }
 
+struct PeerContexts {
+  std::thread maker;
+  double seconds = 0;  // what making them took
+  ~PeerContexts() {  // a process that ends before node_ready (an error) lets the thread finish
+    if (maker.joinable()) maker.join();
+  }
+};
+
+PeerContexts& peer_contexts() {
+  static PeerContexts contexts;
+  return contexts;
+}
+
 }  // namespace
+
+void start_peer_contexts(int own, const std::vector<int>& peers) {
+  if (pipes().to_parent < 0 || peer_contexts().maker.joinable()) return;
+  peer_contexts().maker = std::thread([own, peers] {
+    const auto began = std::chrono::steady_clock::now();
+    for (int peer : peers)  // the current device is this thread's own: the main thread's is left alone
+      if (peer != own && cudaSetDevice(peer) == cudaSuccess) cudaFree(nullptr);
+    cudaGetLastError();  // a peer that could not be opened is the Peer rows' to say
+    peer_contexts().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  });
+}
 
 void node_ready(const std::vector<int>& peers, double wait_seconds) {
   if (pipes().to_parent < 0) return;
-  const int own = GpuSession::selected_device();
   const auto began = std::chrono::steady_clock::now();
-  for (int peer : peers)
-    if (peer != own && cudaSetDevice(peer) == cudaSuccess) cudaFree(nullptr);  // the peer's context, made now
-  cudaSetDevice(own);
-  cudaGetLastError();  // a peer that could not be opened is the Peer rows' to say
-  char seconds[32];  // the contexts' time, for the node's timeline
-  std::snprintf(seconds, sizeof seconds, "%.3f",
+  start_peer_contexts(GpuSession::selected_device(), peers);  // unless started at the process's start
+  if (peer_contexts().maker.joinable()) peer_contexts().maker.join();
+  char seconds[64];  // the contexts' time, and how long they were still awaited here, for the node's timeline
+  std::snprintf(seconds, sizeof seconds, "%.3f %.3f", peer_contexts().seconds,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   if (!say(std::string("ready ") + seconds)) return;
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -18,6 +18,10 @@ inline constexpr const char* kNodeTurnsVariable = "GPUBENCH_NODE_TURNS";  // "WR
 // Outside a node run, nothing.
 void node_ready(const std::vector<int>& peers, double wait_seconds = 60.0);
 
+// In a node run, starts making the contexts on `peers` (other than `own`) on a thread of their own, at once: they are
+// made while this process opens its own GPU, and node_ready waits for them. Outside a node run, nothing.
+void start_peer_contexts(int own, const std::vector<int>& peers);
+
 class LinkTurn {
  public:
   // Waits for the turn on `peer` at most `wait_seconds`, or until the run is interrupted.

@@ -3,8 +3,11 @@
 #include "common/cuda_check.h"
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <utility>
 
 namespace gpubench {
@@ -38,23 +41,41 @@ bool enable_peer_access(int device, int peer) {
   return true;
 }
 
-NvlinkStatus nvlink_status(int device) {
-  NvlinkStatus status;
-  const std::string command = "nvidia-smi nvlink --status -i " + std::to_string(device) + " 2>/dev/null";
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return status;
-  // "	 Link 0: 26.562 GB/s" per active link; inactive links say so instead.
+std::map<int, NvlinkStatus> parse_nvlink_status(const std::string& text) {
+  std::map<int, NvlinkStatus> found;
+  const std::regex gpu(R"(^GPU\s+(\d+):)");
   const std::regex link(R"(Link\s+\d+:\s+([0-9.]+)\s*GB/s)");
-  char line[512];
-  while (std::fgets(line, sizeof line, pipe) != nullptr) {
-    std::cmatch match;
-    if (std::regex_search(line, match, link)) {
-      ++status.links;
-      status.gbs_per_direction += std::stod(match[1].str());
+  int current = -1;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_search(line, match, gpu)) {
+      current = std::stoi(match[1].str());
+      found[current];
+    } else if (current >= 0 && std::regex_search(line, match, link)) {
+      ++found[current].links;
+      found[current].gbs_per_direction += std::stod(match[1].str());
     }
   }
-  pclose(pipe);
-  return status;
+  return found;
+}
+
+NvlinkStatus nvlink_status(int device) {
+  static std::once_flag read;
+  static std::map<int, NvlinkStatus> of_gpu;
+  // One call for the host: each starts NVML over every GPU (a tenth of a second or more), and every process of a node
+  // run would otherwise make one per GPU.
+  std::call_once(read, [] {
+    std::string text;
+    if (std::FILE* pipe = popen("nvidia-smi nvlink --status 2>/dev/null", "r")) {
+      char chunk[512];
+      while (std::fgets(chunk, sizeof chunk, pipe) != nullptr) text += chunk;
+      pclose(pipe);
+    }
+    of_gpu = parse_nvlink_status(text);
+  });
+  const auto found = of_gpu.find(device);
+  return found == of_gpu.end() ? NvlinkStatus{} : found->second;
 }
 
 std::string peer_topology() {

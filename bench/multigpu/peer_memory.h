@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,6 +72,10 @@ struct NvlinkStatus {
   double gbs_per_direction = 0.0;
 };
 NvlinkStatus nvlink_status(int device);
+
+// Each GPU's active links in the text of `nvidia-smi nvlink --status` ("GPU N: ..." then "Link K: 26.562 GB/s" per
+// active link; an inactive link says so instead), by nvidia-smi's index.
+std::map<int, NvlinkStatus> parse_nvlink_status(const std::string& text);
 
 // One line for the context: per ordered pair, peer access and the driver's performance rank.
 std::string peer_topology();
