@@ -26,7 +26,7 @@ def stated_precision(rows, model, context, unit=""):
         if report_model.per_clock(unit):  # a value in clocks is read from its rows' results in clocks
             quantities = [q for q in quantities if report_model.per_clock(q)] or quantities
         row_widths = [noise.stated_half_width(model, noise.class_of(row, q, context), row.half_width(q),
-                                              context.get("gpu_name"))
+                                              context.get("gpu_name"), noise.result_name(row.key, q))
                       for q in quantities]
         if not row_widths or None in row_widths:
             return None

@@ -6,6 +6,7 @@ SKU). A result whose family declares no class for it is shown, never judged; so 
 """
 import json
 import os
+import re
 
 from analysis.cards import families
 
@@ -88,6 +89,14 @@ def scope(uuid_before, uuid_after):
 ROW_FLOORS = "row_rule_floors"  # a result's own floor where it moves more than its class (make_noise.py --rule)
 ROW_FLOORS_CROSS = "row_rule_floors_cross_board"  # the same, board to board
 ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration runs, where above KNOWN_WIDTH_LEAST
+# {GPU name: {"row quantity": deviation}}: a result that moves from run to run more than its class, on that SKU
+ROW_SIGMA = "row_repeat_sigma_by_gpu"
+_GPU_TAG = re.compile(r"/gpu:\d+")
+
+
+def result_name(row_key, quantity):
+    """A result's name in the model: its row's key, less a node run's /gpu:N, and the quantity."""
+    return f"{_GPU_TAG.sub('', row_key)} {quantity}"
 KNOWN_WIDTH_LEAST = 0.005
 
 
@@ -120,17 +129,21 @@ def floor(model, cls, where, rule=False, result=None):
 Z95 = 1.96
 
 
-def stated_half_width(model, cls, within, gpu_name=None):
+def stated_half_width(model, cls, within, gpu_name=None, result=None):
     """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
     repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
     uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
     run-to-run deviation (`repeat_sigma`: page placement, clocks, what no run sees of itself). None without
     `within`; `within` alone where the class has no calibration. `gpu_name`: the SKU's own deviation where the
-    calibration had runs of it."""
+    calibration had runs of it. `result` ("row quantity", result_name): a result that moved more than its class on
+    this SKU (a chase at a capacity edge, a row at two levels) states its own, wider deviation."""
     if within is None:
         return None
     entry = (model.get("classes", {}).get(cls) or {}) if cls else {}
     sigma = entry.get("repeat_sigma_by_gpu", {}).get(gpu_name, entry.get("repeat_sigma"))
+    own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
+    if own is not None:
+        sigma = max(sigma or 0.0, own)
     if sigma is None:
         return within
     return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5

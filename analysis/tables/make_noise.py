@@ -120,9 +120,10 @@ def rule_of(context):
 
 
 def rule_pairs(parts, where=noise.SAME_BOARD):
-    """{class: [(change, combined interval, K-free spread, before width, after width, name, GPU name)]} over the
-    pairs of one preset, stopping rule and code whose rows were both measured under the rule: of one board
-    (SAME_BOARD), or of two boards of one GPU name (CROSS_BOARD)."""
+    """{class: [(change, combined interval, K-free spread, before width, after width, name, GPU name, alike)]} over
+    the pairs of one preset, stopping rule and code whose rows were both measured under the rule: of one board
+    (SAME_BOARD), or of two boards of one GPU name (CROSS_BOARD). alike: both runs of one GPU alone (a repeat
+    under the same conditions)."""
     found = {}
     for b, a in itertools.combinations(parts, 2):
         if b[3] != a[3] or b[6] != a[6] or rule_of(b[8]) != rule_of(a[8]) or noise.scope(b[1], a[1]) != where \
@@ -142,7 +143,8 @@ def rule_pairs(parts, where=noise.SAME_BOARD):
                     continue
                 found.setdefault(cls, []).append(
                     (abs(at_equal_clock(before, after, q, better)), (wb * wb + wa * wa) ** 0.5,
-                     max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}", b[2]))
+                     max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}", b[2],
+                     b[7] is None and a[7] is None))
     return found
 
 
@@ -170,10 +172,10 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
     by_class = rule_pairs(parts)
     if not by_class:
         raise cli.UsageError("no pair of runs of one board measured under the stopping rule (--gpubench_precision)")
-    own_floors, widths, cross_floors = {}, {}, {}
+    own_floors, widths, cross_floors, row_sigmas = {}, {}, {}, {}
     across = rule_pairs(parts, noise.CROSS_BOARD)
     for cls, pairs in sorted(by_class.items()):
-        for _, _, _, wb, wa, name, _ in pairs:
+        for _, _, _, wb, wa, name, *_ in pairs:
             if max(wb, wa) > noise.KNOWN_WIDTH_LEAST:
                 widths[name] = round(max(widths.get(name, 0.0), wb, wa), 4)
         entry = model["classes"].setdefault(cls, {"meaning": noise.CLASSES[cls]})
@@ -195,23 +197,41 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
             if set_by_x:
                 entry[f"{noise.CROSS_BOARD}_rule_set_by"] = set_by_x
             cross_floors.update(exceptions_x)
-        entry["repeat_sigma"] = round(honest_sigma(pairs), 5)
+        # The stated precision is a repeat's under the same conditions (ISO 5725's repeatability): its deviations come
+        # from pairs of runs of the GPU alone; a node's runs (its GPUs at once, each against itself alone or in
+        # another node run) widen compare's floors only.
+        repeats = [pair for pair in pairs if pair[7]] or pairs
+        # A result that needed its own floor moves more than its class: it states its own deviation where its pairs
+        # need one above the class's. The class's stays calibrated on every result, those included: calibrated on the
+        # others alone, a board left out of the calibration had 7-11% of its values outside, against 2-5% so.
+        by_result = {}
+        for pair in repeats:
+            if pair[5] in exceptions and pair[6]:
+                by_result.setdefault((pair[6], pair[5]), []).append(pair)
+        own_sigma = {key: honest_sigma(found) for key, found in by_result.items()
+                     if len(found) >= ROW_SIGMA_LEAST_PAIRS}
+        entry["repeat_sigma"] = round(honest_sigma(repeats), 5)
         # Boards of one SKU wander alike (an H100's boost clock moves 1.5% from run to run, an H200's stays):
         # each SKU with pairs enough gets its own deviation; a SKU no run has seen gets the pooled one.
         by_gpu = {}
-        for pair in pairs:
+        for pair in repeats:
             by_gpu.setdefault(pair[6], []).append(pair)
         entry["repeat_sigma_by_gpu"] = {gpu: round(honest_sigma(found), 5) for gpu, found in sorted(by_gpu.items())
                                         if gpu and len(found) >= SKU_SIGMA_LEAST_PAIRS}
+        for (gpu, name), sigma in sorted(own_sigma.items()):
+            if sigma > entry["repeat_sigma_by_gpu"].get(gpu, entry["repeat_sigma"]):
+                row_sigmas.setdefault(gpu, {})[name] = round(sigma, 5)
     model[noise.ROW_FLOORS] = dict(sorted(own_floors.items()))
     model[noise.ROW_WIDTHS] = dict(sorted(widths.items()))
     model[noise.ROW_FLOORS_CROSS] = dict(sorted(cross_floors.items()))
+    model[noise.ROW_SIGMA] = {gpu: dict(sorted(found.items())) for gpu, found in sorted(row_sigmas.items())}
     model["made_rule"] = {"runs": len(paths), "margin": margin, "minimum": minimum, "source": source,
                           "class_quantile": CLASS_QUANTILE}
     return model
 
 
 SKU_SIGMA_LEAST_PAIRS = 30  # of a class's results on one SKU, for a deviation of that SKU's own
+ROW_SIGMA_LEAST_PAIRS = 3  # of one result on one SKU, for a deviation of its own
 CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the rest get floors of their own
 
 
@@ -222,7 +242,7 @@ def class_and_row_floors(pairs, margin, minimum):
     moves between two levels (a bimodal L2 row) must not set the floor of every stable row of its class: the class
     floor covers CLASS_QUANTILE of its results, and each result beyond it keeps its own, wider floor."""
     needed = {}
-    for change, combined, _, _, _, name, _ in pairs:
+    for change, combined, _, _, _, name, *_ in pairs:
         excess = max(0.0, change - combined)
         needed[name] = max(needed.get(name, 0.0), excess)
     ranked = sorted(needed.items(), key=lambda item: item[1])

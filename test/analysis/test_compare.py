@@ -428,6 +428,24 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
         self.assertNotIn("faster", verdicts)
         self.assertGreater(verdicts.count("slower") / len(verdicts), 0.8, collections.Counter(verdicts))
 
+    def test_a_result_that_moves_more_than_its_class_states_its_own_wider_precision(self):
+        noise = self.noise
+        own = self.model[noise.ROW_SIGMA].get("NVIDIA H100 80GB HBM3", {})
+        self.assertTrue(own, "no result of the H100's runs moved more than its class")
+        for name, sigma in own.items():
+            self.assertIn(name, self.model[noise.ROW_FLOORS])  # it needed its own floor too
+        name, sigma = max(own.items(), key=lambda item: item[1])
+        cls = next(c for c, e in self.model["classes"].items()
+                   if e.get("repeat_sigma_by_gpu", {}).get("NVIDIA H100 80GB HBM3") is not None
+                   and e["repeat_sigma_by_gpu"]["NVIDIA H100 80GB HBM3"] < sigma)
+        with_own = noise.stated_half_width(self.model, cls, 0.001, "NVIDIA H100 80GB HBM3", name)
+        without = noise.stated_half_width(self.model, cls, 0.001, "NVIDIA H100 80GB HBM3")
+        self.assertGreater(with_own, without)
+        self.assertGreaterEqual(with_own, 1.96 * 2 ** 0.5 * sigma)
+        # Another SKU's result of that name states its class's: the deviation is the H100's.
+        self.assertEqual(noise.stated_half_width(self.model, cls, 0.001, "NVIDIA H200", name),
+                         noise.stated_half_width(self.model, cls, 0.001, "NVIDIA H200"))
+
     def test_about_five_percent_of_the_h200s_values_fall_outside_the_stated_precision(self):
         report = sys.modules["analysis.model.report"]
         runs = []
@@ -437,7 +455,8 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
             for row in loaded.all_rows:
                 for q in (row.results if row.ok else {}):
                     width = self.noise.stated_half_width(self.model, self.noise.class_of(row, q, loaded.context),
-                                                         row.half_width(q), loaded.context.get("gpu_name"))
+                                                         row.half_width(q), loaded.context.get("gpu_name"),
+                                                         self.noise.result_name(row.key, q))
                     if width is not None and row.value(q) is not None:
                         values[(row.key, q)] = (row.value(q), width)
             runs.append(values)
