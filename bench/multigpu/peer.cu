@@ -78,17 +78,26 @@ void report_link_share(benchmark::State& state, double bytes_per_launch, int dir
         benchmark::Counter::kIsRate);
 }
 
+// The two GPUs' buffers of a pair's copies: allocated before the row asks for its turn on the link (no traffic on
+// either GPU, which may be measuring), filled once the turn is given.
 struct CopyPair {
   CopyPair(int local, int peer, std::size_t bytes)
-      : local_a(owned_buffer<float4>(local, bytes / sizeof(float4), 0x3C)),
-        local_b(owned_buffer<float4>(local, bytes / sizeof(float4), 0)),
-        peer_a(owned_buffer<float4>(peer, bytes / sizeof(float4), 0x3D)),
-        peer_b(owned_buffer<float4>(peer, bytes / sizeof(float4), 0)) {}
+      : local_a(local, bytes / sizeof(float4)),
+        local_b(local, bytes / sizeof(float4)),
+        peer_a(peer, bytes / sizeof(float4)),
+        peer_b(peer, bytes / sizeof(float4)) {}
+  void fill_once() {
+    if (filled) return;
+    for (auto [buffer, value] : {std::pair{&local_a, 0x3C}, {&local_b, 0}, {&peer_a, 0x3D}, {&peer_b, 0}}) {
+      ScopedDevice on(buffer->owner);
+      (*buffer)->fill_bytes(value);
+    }
+    filled = true;
+  }
   OwnedBuffer<float4> local_a, local_b, peer_a, peer_b;
+  bool filled = false;
 };
 
-// The way back of a two-way copy runs on a stream of the peer (its own copy engine, as nvbandwidth's
-// bidirectional copies do), forked from and joined into the timed stream.
 struct WayBack {
   explicit WayBack(int peer) : fork(std::make_unique<Event>()) {
     ScopedDevice on(peer);
@@ -107,12 +116,16 @@ void copy_rows(benchmark::State& state) {
   const std::int64_t mib = arg(state, "MiB");
   const std::int64_t direction = arg(state, "direction");
   links_of_local();
-  const LinkTurn turn(peer);
-  if (!turn_granted(state, turn) || !peer_usable(state, peer)) return;
+  // What needs no turn comes first: peer access and the buffers (a link's first row took 0.1-0.3 s more than the
+  // others, with both its GPUs held, when they were made inside the turn).
+  if (!peer_usable(state, peer)) return;
   const int local = device().index;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
   CopyPair& p = pairs.get({peer, mib}, [&] { return CopyPair(local, peer, bytes); });
   WayBack& back = ways_back.get({peer}, [&] { return WayBack(peer); });
+  const LinkTurn turn(peer);
+  if (!turn_granted(state, turn)) return;
+  p.fill_once();
   RunOptions options;
   options.stamps_cycles = false;
   const RunResult result = run(
@@ -171,10 +184,17 @@ void chase_rows(benchmark::State& state) {
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
   constexpr std::size_t kStride = 128;
   const bool remote = memory_on != device().index;
+  if (remote && !peer_usable(state, memory_on)) return;
+  const auto chain_of = [&]() -> DirectChain& {
+    return *chains.get({memory_on, arg(state, "bytes")},
+                       [&] { return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr); });
+  };
+  // A chain of a few MiB is built before the turn: written once, too little to disturb what the peer measures.
+  constexpr std::size_t kBuiltBeforeTheTurn = std::size_t{64} << 20;
+  if (bytes <= kBuiltBeforeTheTurn) chain_of();
   const LinkTurn turn(remote ? memory_on : -1);
-  if (remote && (!turn_granted(state, turn) || !peer_usable(state, memory_on))) return;
-  DirectChain& chain = *chains.get({memory_on, arg(state, "bytes")},
-                                   [&] { return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr); });
+  if (remote && !turn_granted(state, turn)) return;
+  DirectChain& chain = chain_of();
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
   const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // one lands on SM 0
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
