@@ -398,8 +398,8 @@ int finish(const gpubench::Options& options, bool gpu_rows_ran, const std::strin
 std::chrono::steady_clock::time_point g_main_started;
 std::vector<std::pair<std::string, double>> g_setup_marks;
 void mark_setup(const char* step) {
-  g_setup_marks.emplace_back(
-      step, std::chrono::duration<double>(std::chrono::steady_clock::now() - g_main_started).count());
+  g_setup_marks.emplace_back(step,
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - g_main_started).count());
 }
 
 // Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, each then its share of the

@@ -209,8 +209,8 @@ struct TurnTaker {
   std::chrono::steady_clock::time_point kept_until{};
   int round = 0;  // the round (node_schedule.h) of the pair it waits for: the earliest round's pairs go first
   std::chrono::steady_clock::time_point asked_at{};
-  std::vector<int> peers;     // the links it measures, in its rows' order
-  std::size_t next_peer = 0;  // peers before it are measured
+  std::vector<int> peers;        // the links it measures, in its rows' order
+  std::size_t next_peer = 0;     // peers before it are measured
   bool next_peer_begun = false;  // a turn on peers[next_peer] was given: that link is under way, not waited for
   // Where its time went, for the node's timeline line: seconds after the children's start.
   double ready_s = -1, contexts_s = -1, contexts_awaited_s = -1, own_done_s = -1, ended_s = -1;
@@ -430,8 +430,8 @@ void say_timeline(const std::vector<TurnTaker>& takers) {
                "gpubench: node: timeline after the children's start: ready %s (the peers' contexts took %s, still "
                "awaited %s); own rows done %s; every row and link done %s\n",
                span(&TurnTaker::ready_s).c_str(), span(&TurnTaker::contexts_s).c_str(),
-               span(&TurnTaker::contexts_awaited_s).c_str(),
-               span(&TurnTaker::own_done_s).c_str(), span(&TurnTaker::ended_s).c_str());
+               span(&TurnTaker::contexts_awaited_s).c_str(), span(&TurnTaker::own_done_s).c_str(),
+               span(&TurnTaker::ended_s).c_str());
 }
 
 bool is_device_key(const std::string& key) {

@@ -71,7 +71,7 @@ std::string hear(std::chrono::steady_clock::time_point until) {
 struct PeerContexts {
   std::thread maker;
   double seconds = 0;  // what making them took
-  ~PeerContexts() {  // a process that ends before node_ready (an error) lets the thread finish
+  ~PeerContexts() {    // a process that ends before node_ready (an error) lets the thread finish
     if (maker.joinable()) maker.join();
   }
 };

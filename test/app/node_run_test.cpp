@@ -181,6 +181,14 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
     run.out = dir_ + "/node.json";
     return run;
   }
+  // Four GPUs with links to measure, the stand-in logging what each child did and when.
+  NodeRun four_gpus_with_links() const {
+    NodeRun run = node();
+    run.gpus = {0, 1, 2, 3};
+    run.selected = {"Row/gpu:0/x", "Row/gpu:1/x", "Row/gpu:2/x", "Row/gpu:3/x", "Peer/copy/gpu:0/peer:1"};
+    setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+    return run;
+  }
   std::string dir_, standin_;
 };
 
@@ -275,10 +283,7 @@ bool uses(const Interval& i, int gpu) { return i.a == gpu || i.b == gpu; }
 bool overlap(const Interval& x, const Interval& y) { return x.start < y.end && y.start < x.end; }
 
 TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
-  NodeRun run = node();
-  run.gpus = {0, 1, 2, 3};
-  run.selected = {"Row/gpu:0/x", "Row/gpu:1/x", "Row/gpu:2/x", "Row/gpu:3/x", "Peer/copy/gpu:0/peer:1"};
-  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+  const NodeRun run = four_gpus_with_links();
   setenv("STANDIN_OWN_SECONDS", "0.3", 1);
   setenv("STANDIN_GPU2", "slow", 1);  // GPU 2's own rows last longer: its links wait for it
   ::testing::internal::CaptureStderr();
@@ -287,23 +292,26 @@ TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
   EXPECT_TRUE(result.ok) << result.message << said;
   const std::vector<Interval> done = intervals(dir_ + "/turns.log");
   std::set<std::pair<int, int>> links;
-  for (const Interval& i : done)
-    if (i.b >= 0) EXPECT_TRUE(links.insert({std::min(i.a, i.b), std::max(i.a, i.b)}).second) << i.what << " twice";
+  for (const Interval& i : done) {
+    if (i.b >= 0) {
+      EXPECT_TRUE(links.insert({std::min(i.a, i.b), std::max(i.a, i.b)}).second) << i.what << " twice";
+    }
+  }
   EXPECT_EQ(links.size(), 6u) << said;
-  for (const Interval& x : done)
-    for (const Interval& y : done)
-      if (&x != &y && x.b >= 0)
-        for (int gpu : {x.a, x.b})
-          EXPECT_FALSE(uses(y, gpu) && overlap(x, y)) << x.what << " and " << y.what << " at once on GPU " << gpu;
+  for (const Interval& x : done) {
+    for (const Interval& y : done) {
+      if (&x == &y || x.b < 0) continue;
+      for (int gpu : {x.a, x.b}) {
+        EXPECT_FALSE(uses(y, gpu) && overlap(x, y)) << x.what << " and " << y.what << " at once on GPU " << gpu;
+      }
+    }
+  }
 }
 
 // GPUs 2 and 3 end their own rows first. Taking their link (the last round's) at once would push the first round's
 // pairs, which need GPUs 0 and 1, and every round after them, a link later: four links' time instead of three.
 TEST_F(NodeRunSpawn, TheLinksTakeTheFewestRoundsWhenTheGpusEndTheirRowsApart) {
-  NodeRun run = node();
-  run.gpus = {0, 1, 2, 3};
-  run.selected = {"Row/gpu:0/x", "Row/gpu:1/x", "Row/gpu:2/x", "Row/gpu:3/x", "Peer/copy/gpu:0/peer:1"};
-  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+  const NodeRun run = four_gpus_with_links();
   setenv("STANDIN_OWN_SECONDS_GPU0", "0.1", 1);
   setenv("STANDIN_OWN_SECONDS_GPU1", "0.1", 1);
   setenv("STANDIN_LINK_SECONDS", "0.4", 1);
