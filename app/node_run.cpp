@@ -314,6 +314,7 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
     }
     t.state = TurnTaker::State::kEnded;
     t.ended_s = seconds_since(start);
+    if (t.own_done_s < 0) t.own_done_s = t.ended_s;  // a child with no link to measure: its own rows were all
     t.next_peer = t.peers.size();
   };
   while (true) {
