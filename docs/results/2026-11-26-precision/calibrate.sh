@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # calibration.txt, from the committed runs, judged by analysis/cards/noise_model.json as committed. Run from the
-# repository's root. FULL: a folder holding the full preset's sweep runs (runs/h100-51671b69-full-*.json), which
-# live in git history: git show 076188c:docs/results/2026-11-26-precision/raw.tar.xz | tar xJ -C FOLDER runs/
+# repository's root. FULL: a folder holding the runs that live in git history (the full preset's sweeps,
+# runs/h100-51671b69-full-*.json, and runs/h100m-new-quick-fixed-1.json):
+# git show 076188c:docs/results/2026-11-26-precision/raw.tar.xz | tar xJ -C FOLDER runs/
 set -uo pipefail
 R=docs/results/2026-11-26-precision/raw.tar.xz/runs
 N=docs/results/2026-11-26-node-production/raw.tar.xz
@@ -19,8 +20,12 @@ echo; echo "## Across boards of one SKU: every check run of one board against ev
 cal --repeats $R/h100-d5ab3546-check-?.json --across $R/h100m-new-check-m-?.json | grep '^compare across'
 cal --repeats $R/h200-4f1a8ff9-check-?.json --across $R/h200m-new-check-m-?.json | grep '^compare across'
 echo; echo "## H100 a6e13cdd and H200 9a4ba855 (earlier rule: quick 0.1-0.3 s): same answers, repeatability (6 check runs)"
-cal --fixed $R/h100m-new-quick-fixed-1.json --new $R/h100m-new-quick-m-1.json --repeats $R/h100m-new-check-m-?.json
+cal --fixed "${FULL:-/nonexistent}/runs/h100m-new-quick-fixed-1.json" --new $R/h100m-new-quick-m-1.json 2>/dev/null
+cal --repeats $R/h100m-new-check-m-?.json
 cal --repeats $R/h200m-new-check-m-?.json
+echo; echo "## Boards no calibration saw (2026-11-26, session 14): H100 eb10873e, 12 check runs in two device calls; H200 9f5ee142, 6"
+cal --repeats $R/h100-eb10873e-check-{1,2,3,4,5,6,7,8,9,10,11,12}.json
+cal --repeats $R/h200-9f5ee142-check-?.json
 echo; echo "## Leave one board out: each board's check runs judged by floors and deviations made from the other boards' runs"
 cal --leave-one-board-out $R/h100m-new-*-m-?.json $R/h200m-new-*-m-?.json $R/h100-d5ab3546-check-?.json \
   $R/h100-d5ab3546-quick-?.json $R/h200-4f1a8ff9-check-?.json $R/h200-4f1a8ff9-quick-?.json $N/runs/x4-alone-?.json \
