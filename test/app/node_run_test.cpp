@@ -333,6 +333,32 @@ TEST_F(NodeRunSpawn, TheLinksTakeTheFewestRoundsWhenTheGpusEndTheirRowsApart) {
   EXPECT_LT(links_end - own_end, 3 * 0.4 + 0.15) << "the links took more than three rounds\n" << said;
 }
 
+// The schedule the 8-GPU projection rests on (docs/harness.md): 28 links, each GPU in 7, done in 7 links' time.
+TEST_F(NodeRunSpawn, EightGpusMeasureTheir28LinksInSevenRounds) {
+  NodeRun run = node();
+  run.gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+  run.selected = {"Peer/copy/gpu:0/peer:1"};
+  for (int gpu : run.gpus) run.selected.push_back("Row/gpu:" + std::to_string(gpu) + "/x");
+  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
+  setenv("STANDIN_LINK_SECONDS", "0.2", 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message << said;
+  double own_end = 0, links_end = 0;
+  int links = 0;
+  for (const Interval& i : intervals(dir_ + "/turns.log")) {
+    if (i.b >= 0) {
+      links_end = std::max(links_end, i.end);
+      ++links;
+    } else {
+      own_end = std::max(own_end, i.end);
+    }
+  }
+  EXPECT_EQ(links, 28);
+  EXPECT_LT(links_end - own_end, 7 * 0.2 + 0.35) << "the links took more than seven rounds\n" << said;
+}
+
 TEST_F(NodeRunSpawn, TheRowsStartTogetherOnceEveryChildIsReady) {
   NodeRun run = node();
   run.gpus = {0, 1, 2};
