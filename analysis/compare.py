@@ -179,6 +179,14 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     return status, context, entries, problems, summary, slower, changed
 
 
+def blind_at(entries, threshold):
+    """The judged results whose floor is above `threshold` percent, widest first: compare cannot see a change of the
+    threshold on them (a chase at a capacity edge, a row at two levels)."""
+    found = [e for e in entries if e["role"] == "result" and e["tolerance"] is not None
+             and e["tolerance"] * 100 > threshold]
+    return sorted(found, key=lambda e: -e["tolerance"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("before")
@@ -217,6 +225,11 @@ def main():
         print(render(shown, args.format))
     for line in problems:
         print(line)
+    blind = blind_at(entries, args.threshold) if args.threshold is not None else []
+    if blind:
+        print(f"\n{len(blind)} judged result(s) have a calibrated floor above {args.threshold:g}%: a change that small "
+              f"is inside their own run-to-run noise (--all shows their floors), e.g. "
+              + "; ".join(f"{e['benchmark']} {e['quantity']} (floor {e['tolerance']:.1%})" for e in blind[:3]))
     print(f"\n{summary}")
     if status:
         reasons = [f"{e['verdict']}: {e['benchmark']} {e['quantity']} {e['change']:+.1%}" for e in slower[:10]]

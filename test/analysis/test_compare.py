@@ -90,6 +90,13 @@ class Compare(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertIn("2 rows, 3 quantities judged (same board noise): 3 same", done.stdout)
 
+    def test_results_whose_floor_is_above_the_threshold_are_said(self):
+        same = report([row("Stream/read/manual_time", bytes_per_second=1e12)])
+        below = self.run_compare(same, same, "--threshold", "0.1")  # every floor is at least 0.5%
+        self.assertIn("1 judged result(s) have a calibrated floor above 0.1%", below.stdout)
+        self.assertIn("Stream/read/manual_time bytes_per_second (floor", below.stdout)
+        self.assertNotIn("calibrated floor above", self.run_compare(same, same, "--threshold", "50").stdout)
+
     def test_a_slower_result_fails_the_threshold_naming_it(self):
         before = report([row("Stream/read/manual_time", bytes_per_second=1e12)])
         after = report([row("Stream/read/manual_time", bytes_per_second=0.9e12)])
