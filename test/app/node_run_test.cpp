@@ -280,6 +280,26 @@ std::vector<Interval> intervals(const std::string& log) {
 }
 
 bool uses(const Interval& i, int gpu) { return i.a == gpu || i.b == gpu; }
+
+// The links measured, and how long after the last GPU's own rows the last of them ended.
+struct LinkPhase {
+  int links = 0;
+  double seconds = 0;
+};
+LinkPhase link_phase(const std::vector<Interval>& done) {
+  double own_end = 0, links_end = 0;
+  LinkPhase phase;
+  for (const Interval& i : done) {
+    if (i.b >= 0) {
+      links_end = std::max(links_end, i.end);
+      ++phase.links;
+    } else {
+      own_end = std::max(own_end, i.end);
+    }
+  }
+  phase.seconds = links_end - own_end;
+  return phase;
+}
 bool overlap(const Interval& x, const Interval& y) { return x.start < y.end && y.start < x.end; }
 
 TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
@@ -319,18 +339,9 @@ TEST_F(NodeRunSpawn, TheLinksTakeTheFewestRoundsWhenTheGpusEndTheirRowsApart) {
   const NodeResult result = run_node(run);
   const std::string said = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(result.ok) << result.message << said;
-  double own_end = 0, links_end = 0;
-  int links = 0;
-  for (const Interval& i : intervals(dir_ + "/turns.log")) {
-    if (i.b >= 0) {
-      links_end = std::max(links_end, i.end);
-      ++links;
-    } else {
-      own_end = std::max(own_end, i.end);
-    }
-  }
-  EXPECT_EQ(links, 6);
-  EXPECT_LT(links_end - own_end, 3 * 0.4 + 0.15) << "the links took more than three rounds\n" << said;
+  const LinkPhase phase = link_phase(intervals(dir_ + "/turns.log"));
+  EXPECT_EQ(phase.links, 6);
+  EXPECT_LT(phase.seconds, 3 * 0.4 + 0.15) << "the links took more than three rounds\n" << said;
 }
 
 // The schedule the 8-GPU projection rests on (docs/harness.md): 28 links, each GPU in 7, done in 7 links' time.
@@ -345,18 +356,9 @@ TEST_F(NodeRunSpawn, EightGpusMeasureTheir28LinksInSevenRounds) {
   const NodeResult result = run_node(run);
   const std::string said = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(result.ok) << result.message << said;
-  double own_end = 0, links_end = 0;
-  int links = 0;
-  for (const Interval& i : intervals(dir_ + "/turns.log")) {
-    if (i.b >= 0) {
-      links_end = std::max(links_end, i.end);
-      ++links;
-    } else {
-      own_end = std::max(own_end, i.end);
-    }
-  }
-  EXPECT_EQ(links, 28);
-  EXPECT_LT(links_end - own_end, 7 * 0.2 + 0.35) << "the links took more than seven rounds\n" << said;
+  const LinkPhase phase = link_phase(intervals(dir_ + "/turns.log"));
+  EXPECT_EQ(phase.links, 28);
+  EXPECT_LT(phase.seconds, 7 * 0.2 + 0.35) << "the links took more than seven rounds\n" << said;
 }
 
 TEST_F(NodeRunSpawn, TheRowsStartTogetherOnceEveryChildIsReady) {
