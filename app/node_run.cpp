@@ -202,7 +202,7 @@ struct TurnTaker {
   bool ready = false;  // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
   int peer = -1;
   std::string sequence, partial;
-  long long asked = 0;  // the order it asked in: turns go first come, first served
+  long long asked = 0;  // the order it asked in: within a round, turns go first come, first served
   // After a turn ends, its two GPUs stay kept for the child a moment: its next row on the same link follows at once,
   // so a pair's rows run together instead of between other pairs'.
   int kept_peer = -1;
@@ -256,6 +256,12 @@ bool idle(const std::vector<TurnTaker>& takers, const std::set<int>& used, int g
 
 using RoundOf = std::map<std::pair<int, int>, int>;
 
+// The round (node_schedule.h) of the link between GPUs a and b, or -1 where the schedule has none.
+int round_of(const RoundOf& rounds, int a, int b) {
+  const auto found = rounds.find({std::min(a, b), std::max(a, b)});
+  return found == rounds.end() ? -1 : found->second;
+}
+
 // Seconds from `since` to now.
 double seconds_since(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -284,8 +290,7 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
     taker.peer = std::atoi(first.c_str());
     taker.sequence = second;
     taker.asked = ++order;
-    const auto round = rounds.find({std::min(taker.gpu, taker.peer), std::max(taker.gpu, taker.peer)});
-    taker.round = round == rounds.end() ? 0 : round->second;
+    taker.round = std::max(0, round_of(rounds, taker.gpu, taker.peer));
     taker.asked_at = std::chrono::steady_clock::now();
     if (taker.own_done_s < 0) taker.own_done_s = seconds_since(start);
     const auto at = std::find(taker.peers.begin() + static_cast<long>(std::min(taker.next_peer, taker.peers.size())),
@@ -387,9 +392,8 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
         if (&u == t || u.state == TurnTaker::State::kEnded) continue;
         for (std::size_t i = u.next_peer + (u.next_peer_begun ? 1 : 0); i < u.peers.size(); ++i) {
           const int q = u.peers[i];
-          const auto round = rounds.find({std::min(u.gpu, q), std::max(u.gpu, q)});
-          if (round != rounds.end() && round->second < t->round &&
-              (u.gpu == t->gpu || u.gpu == t->peer || q == t->gpu || q == t->peer))
+          const int round = round_of(rounds, u.gpu, q);
+          if (round >= 0 && round < t->round && (u.gpu == t->gpu || u.gpu == t->peer || q == t->gpu || q == t->peer))
             return true;
         }
       }

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -60,17 +59,12 @@ bool turn_granted(benchmark::State& state, const LinkTurn& turn) {
   return turn.granted();
 }
 
-// The NVLink links of the GPU under test (nvidia-smi, once per GPU: asked before a node's turn, not during it).
-const NvlinkStatus& links_of_local() {
-  static std::map<int, NvlinkStatus> links_of;
-  const int local = device().index;
-  if (!links_of.count(local)) links_of[local] = nvlink_status(local);
-  return links_of[local];
-}
+// The NVLink links of the GPU under test (nvidia-smi, once a process: asked before a node's turn, not during it).
+NvlinkStatus links_of_local() { return nvlink_status(device().index); }
 
 // Bandwidth against the link: per direction for one-way rows, both directions' sum for two-way ones.
 void report_link_share(benchmark::State& state, double bytes_per_launch, int directions) {
-  const NvlinkStatus& links = links_of_local();
+  const NvlinkStatus links = links_of_local();
   state.counters["nvlink_links"] = links.links;
   if (links.gbs_per_direction > 0)
     state.counters["fraction_of_link"] = benchmark::Counter(
@@ -98,6 +92,8 @@ struct CopyPair {
   bool filled = false;
 };
 
+// The way back of a two-way copy runs on a stream of the peer (its own copy engine, as nvbandwidth's
+// bidirectional copies do), forked from and joined into the timed stream.
 struct WayBack {
   explicit WayBack(int peer) : fork(std::make_unique<Event>()) {
     ScopedDevice on(peer);
@@ -159,8 +155,9 @@ void kernel_rows(benchmark::State& state) {
   const int peer = static_cast<int>(arg(state, "peer"));
   const std::int64_t mib = arg(state, "MiB");
   links_of_local();
+  if (!peer_usable(state, peer)) return;  // peer access needs no turn
   const LinkTurn turn(peer);
-  if (!turn_granted(state, turn) || !peer_usable(state, peer)) return;
+  if (!turn_granted(state, turn)) return;
   const std::size_t count = (static_cast<std::size_t>(mib) << 20) / sizeof(float4);
   float4* memory = remote.get({peer, mib}, [&] { return owned_buffer<float4>(peer, count, 0x3C); })->data();
   const int blocks = device().sm_count * kStreamBlocksPerSm;
