@@ -86,7 +86,8 @@ def scope(uuid_before, uuid_after):
     return SAME_BOARD if uuid_before and uuid_before == uuid_after else CROSS_BOARD
 
 
-ROW_FLOORS = "row_rule_floors"  # a result's own floor where it moves more than its class (make_noise.py --rule)
+# a result's own floor where it moves more than its class, or is known well enough for one below it (make_noise.py --rule)
+ROW_FLOORS = "row_rule_floors"
 ROW_FLOORS_CROSS = "row_rule_floors_cross_board"  # the same, board to board
 ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration runs, where above KNOWN_WIDTH_LEAST
 # {GPU name: {"row quantity": deviation}}: a result that moves from run to run more than its class, on that SKU
@@ -110,8 +111,9 @@ def floor(model, cls, where, rule=False, result=None):
     """The class's calibrated floor in this scope, or None when the model has none (the result is not judged).
     `rule`: both runs measured under the stopping rule, whose shorter runs move more from run to run (floors made
     from such runs, `<scope>_rule`; board to board at least the fixed-effort floor, made from more boards than the
-    rule runs had). `result` ("row quantity", without /gpu:N): a result that moved more than its class in the
-    calibration runs keeps its own wider floor."""
+    rule runs had). `result` ("row quantity", without /gpu:N): a result with a floor of its own (it moved more than
+    its class in the calibration runs, or was seen in enough pairs on enough boards) keeps it on one board; board to
+    board it only widens the class's."""
     entry = model.get("classes", {}).get(cls)
     if not entry:
         return None
@@ -119,11 +121,11 @@ def floor(model, cls, where, rule=False, result=None):
     ruled = entry.get(f"{where}_rule", entry.get(f"{SAME_BOARD}_rule") if where == CROSS_BOARD else None)
     if not rule or ruled is None or fixed is None:
         return fixed
-    own = model.get(ROW_FLOORS, {}).get(result, 0.0) if result else 0.0
+    own = model.get(ROW_FLOORS, {}).get(result) if result else None
     if where != CROSS_BOARD:
-        return max(ruled, own)
+        return ruled if own is None else own
     own_across = model.get(ROW_FLOORS_CROSS, {}).get(result, 0.0) if result else 0.0
-    return max(fixed, ruled, own, own_across)
+    return max(fixed, ruled, own or 0.0, own_across)
 
 
 Z95 = 1.96

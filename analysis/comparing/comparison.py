@@ -216,9 +216,10 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                     verdict, entry["note"] = judge_with_intervals(change, better, floor, width_b, width_a,
                                                                   b.launches(), a.launches())
                 elif rule:
-                    # A result read from an untimed sweep (no interval): the floor, never the row's own spread.
+                    # A result read from an untimed sweep (no interval): the floor alone, never the row's own spread.
+                    # The floor already holds the calibration's margin, as for a timed result beyond its intervals.
                     tolerance = floor
-                    verdict = judge(change, better, tolerance)
+                    verdict, _ = judge_with_intervals(change, better, floor, 0.0, 0.0, None, None)
                 else:  # a run from before intervals: as before them
                     tolerance = max(floor, factor * b.spread(quantity), factor * a.spread(quantity))
                     verdict = judge(change, better, tolerance)

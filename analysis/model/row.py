@@ -98,7 +98,7 @@ class Row(dict):
         of a peak at the measured clock) of a row that measures by its spans (a result in cycles); the launch
         times' for the rest (a bandwidth kernel's span is one block's); None when the row carries none."""
         by_spans = any(q.startswith("cycles") for q in self.results)
-        by_cycles = quantity.startswith("cycles") or (by_spans and per_clock(quantity))
+        by_cycles = quantity.startswith("cycles") or quantity in IN_CLOCKS or (by_spans and per_clock(quantity))
         key = "cycles_spread" if by_cycles and "cycles_spread" in self else "time_spread"
         return float(self[key]) if key in self else None
 
@@ -133,10 +133,18 @@ class Row(dict):
         return float(value) if value is not None else default
 
 
+# Results read in SM clocks whose names do not say so (the catalog's units: cycles, per clock, a ratio of two): the
+# medians and extremes of a sweep over every SM, each SM timed by its own clock64 spans (a power cap that moves the
+# clock moves the launch time, not them).
+IN_CLOCKS = frozenset({"latency_median", "rate_median", "worst_vs_median", "min_over_sms", "median_over_sms",
+                       "max_over_sms"})
+
+
 def per_clock(quantity):
     """Whether a quantity (a counter, or a card value's unit) is counted per SM clock: cycles, a rate per clock,
-    a fraction of a peak at the measured clock, a ratio of cycles. A change of clock does not move it."""
-    return quantity.startswith("cycles") or quantity == "slowdown" or any(
+    a fraction of a peak at the measured clock, a ratio of cycles. A change of clock does not move it, so compare
+    never reads it at equal clock (that would move it by the clocks' ratio)."""
+    return quantity.startswith("cycles") or quantity == "slowdown" or quantity in IN_CLOCKS or any(
         word in quantity for word in ("clock", "clk", "peak"))
 
 

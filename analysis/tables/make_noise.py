@@ -7,9 +7,8 @@ analysis/cards/noise_model.json.
 
 Every two runs of one GPU name, preset and code are a pair: of one board (gpu_uuid) or of two. A run's code is
 its gpubench_source_version (--same-code A=B names two versions whose measurements are the same), or for runs
-from before that field the folder it lies in. For each pair, each row
-both measured and each result its family declares a class for, the change |after / before - 1| against K x the
-larger own spread of the two rows: a class's floor in a scope is the least that calls none of its pairs slower or
+from before that field the folder it lies in. For each pair, each row both measured and each result its family
+declares a class for, the change |after / before - 1| against K x the larger own spread of the two rows: a class's floor in a scope is the least that calls none of its pairs slower or
 faster (half the largest change beyond 2 K x its spread), times --margin, at least --minimum. A counter the
 catalog calls fixed is proven fixed for a family when it moved by at most --fixed-tolerance in every pair, on
 runs of at least --min-skus GPU names.
@@ -120,7 +119,7 @@ def rule_of(context):
 
 
 def rule_pairs(parts, where=noise.SAME_BOARD):
-    """{class: [(change, combined interval, K-free spread, before width, after width, name, GPU name, alike)]} over
+    """{class: [(change, combined interval, K-free spread, before width, after width, name, GPU name, alike, board)]} over
     the pairs of one preset, stopping rule and code whose rows were both measured under the rule: of one board
     (SAME_BOARD), or of two boards of one GPU name (CROSS_BOARD). alike: both runs of one GPU alone (a repeat
     under the same conditions)."""
@@ -144,7 +143,7 @@ def rule_pairs(parts, where=noise.SAME_BOARD):
                 found.setdefault(cls, []).append(
                     (abs(at_equal_clock(before, after, q, better)), (wb * wb + wa * wa) ** 0.5,
                      max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}", b[2],
-                     b[7] is None and a[7] is None))
+                     b[7] is None and a[7] is None, b[1]))
     return found
 
 
@@ -233,22 +232,29 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
 SKU_SIGMA_LEAST_PAIRS = 30  # of a class's results on one SKU, for a deviation of that SKU's own
 ROW_SIGMA_LEAST_PAIRS = 3  # of one result on one SKU, for a deviation of its own
 CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the rest get floors of their own
+# Pairs and boards enough for a result's own floor below its class's (an L1 read needed 0.25% over 96 pairs, not
+# the 5.1% an atomic seen in 4 set):
+OWN_FLOOR_LEAST_PAIRS = 30
+OWN_FLOOR_LEAST_BOARDS = 4
 
 
 def class_and_row_floors(pairs, margin, minimum):
     """(class floor, {"row quantity": own floor}, the result that sets the class floor) from pairs of rule runs.
     Each result needs the largest change beyond its two intervals over its pairs (compare never widens a floor by
-    a row's own spread: a noisy row is a finding). One result that
-    moves between two levels (a bimodal L2 row) must not set the floor of every stable row of its class: the class
-    floor covers CLASS_QUANTILE of its results, and each result beyond it keeps its own, wider floor."""
-    needed = {}
-    for change, combined, _, _, _, name, *_ in pairs:
-        excess = max(0.0, change - combined)
-        needed[name] = max(needed.get(name, 0.0), excess)
+    a row's own spread: a noisy row is a finding). One result at two levels (a bimodal L2 row) must not set the
+    floor of its class's stable rows: the class floor covers CLASS_QUANTILE of its results, each result beyond it
+    keeps its own, and one seen often enough (OWN_FLOOR_LEAST_PAIRS pairs, OWN_FLOOR_LEAST_BOARDS boards) too."""
+    needed, boards = {}, {}
+    for change, combined, _, _, _, name, _, _, board, *_ in pairs:
+        needed[name] = max(needed.get(name, 0.0), max(0.0, change - combined))
+        boards.setdefault(name, []).append(board)
     ranked = sorted(needed.items(), key=lambda item: item[1])
     at = ranked[min(len(ranked) - 1, int(CLASS_QUANTILE * len(ranked)))]
     floor = round(max(minimum, margin * at[1]), 4)
-    exceptions = {name: round(margin * excess, 4) for name, excess in ranked if round(margin * excess, 4) > floor}
+    known = {name for name, seen in boards.items()
+             if len(seen) >= OWN_FLOOR_LEAST_PAIRS and len(set(seen)) >= OWN_FLOOR_LEAST_BOARDS}
+    exceptions = {name: round(max(minimum, margin * excess), 4) for name, excess in ranked}
+    exceptions = {name: own for name, own in exceptions.items() if own > floor or (name in known and own < floor)}
     return floor, exceptions, (at[0] if at[1] > 0 else None)
 
 

@@ -381,6 +381,72 @@ class OneGpuOfANode(unittest.TestCase):
         self.assertEqual(self.run_compare(alone, node, "--gpu", "3").returncode, 2)
 
 
+class RuleFloors(unittest.TestCase):
+    """make_noise.py --rule on synthetic pairs: a result seen often on many boards keeps its own floor even below its
+    class's; a result counted in clocks is never read at equal clock; a sweep's result without an interval is judged
+    on its floor, as a timed one beyond its intervals."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, ROOT)
+        from analysis.tables import make_noise
+        from analysis.comparing import comparison
+        cls.make_noise, cls.comparison = make_noise, comparison
+
+    def pairs(self, name, change, count, boards):
+        return [(change, 0.0, 0.0, 0.0, 0.0, name, GPU, True, f"board-{i % boards}") for i in range(count)]
+
+    def test_a_result_known_on_many_boards_keeps_its_own_floor_below_its_classs(self):
+        make_noise = self.make_noise
+        known = make_noise.OWN_FLOOR_LEAST_PAIRS
+        pairs = self.pairs("stable", 0.001, known, make_noise.OWN_FLOOR_LEAST_BOARDS)
+        pairs += self.pairs("rare", 0.001, 4, 1)  # as stable, but seen too little to be trusted below the class
+        for name in ("noisy-a", "noisy-b", "noisy-c", "noisy-d"):
+            pairs += self.pairs(name, 0.03, known, make_noise.OWN_FLOOR_LEAST_BOARDS)
+        floor, own, _ = make_noise.class_and_row_floors(pairs, 2.0, 0.005)
+        self.assertAlmostEqual(floor, 0.06)
+        self.assertEqual(own.get("stable"), 0.005)
+        self.assertNotIn("rare", own)
+        model = {"classes": {"c": {"same_board": 0.01, "same_board_rule": floor, "cross_board": 0.02}},
+                 noise_module().ROW_FLOORS: own}
+        self.assertEqual(noise_module().floor(model, "c", "same_board", True, "stable"), 0.005)
+        self.assertEqual(noise_module().floor(model, "c", "same_board", True, "rare"), 0.06)
+        # Board to board a result's own floor never narrows the class's.
+        self.assertEqual(noise_module().floor(model, "c", "cross_board", True, "stable"), 0.06)
+
+    def test_a_result_counted_in_clocks_is_not_moved_by_a_change_of_clock(self):
+        rows = []
+        for mhz in (1786.0, 1980.0):
+            made = row("SmMap/mma/manual_time", rate_median=2700.0, sm_mhz=mhz, time_spread=0.001,
+                       results={"rate_median": "higher"})
+            rows.append(self.comparison.sides_of([report_model().Row(made)])[0]["SmMap/mma/manual_time"])
+        from analysis.tables.run_pairs import at_equal_clock
+        self.assertEqual(at_equal_clock(rows[0], rows[1], "rate_median", "higher"), 0.0)
+
+    def test_a_sweeps_result_beyond_its_floor_is_slower_not_ambiguous(self):
+        rule = {"gpubench_precision": "check"}
+        # A 5% change against a floor of 3%: beyond it, where the floor already holds the calibration's margin.
+        model = {"classes": {"sm_clocks": {"same_board": 0.005, "same_board_rule": 0.03, "cross_board": 0.03}}}
+        sides = []
+        for value in (2700.0, 2700.0 / 1.05):
+            made = row("SmMap/mma/manual_time", rate_median=value, time_spread=0.001, results={"rate_median": "higher"})
+            made["gpubench"]["precision"] = {"estimator": "mean", "samples": 100, "stop": "target", "intervals": {}}
+            sides.append(self.comparison.sides_of([report_model().Row(made)])[0])
+        entries = self.comparison.compare_rows(sides[0], sides[1], model, "same_board", context=rule)
+        verdict = next(e["verdict"] for e in entries if e["quantity"] == "rate_median")
+        self.assertEqual(verdict, "slower")
+
+
+def noise_module():
+    from analysis.cards import noise
+    return noise
+
+
+def report_model():
+    from analysis.model import report
+    return report
+
+
 class RuleRunsLeaveOneSkuOut(unittest.TestCase):
     """Runs of the stopping rule on one H100 and one H200 board (docs/results/2026-11-26-precision): the floors and
     run-to-run deviations made from the H100's runs alone judge the H200's. Identical code is never slower, faster

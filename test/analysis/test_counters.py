@@ -108,6 +108,22 @@ class CounterCatalog(unittest.TestCase):
         self.assertEqual(roles["bytes_per_second"], "result")
         self.assertEqual(roles["time_spread"], "noise")
 
+    def test_a_result_counted_in_clocks_is_never_read_at_equal_clock(self):
+        # compare reads a time or a rate per second at equal SM clock; one already in clocks, so moved, would change
+        # by the clocks' ratio (SmMap's median rate moved 4.7% between two runs of 2700.01 FLOP/clk/SM).
+        sys.path.insert(0, ROOT)
+        from analysis.model.row import per_clock
+        in_clocks = re.compile(r"^(cycles|per clock|ratio|x)$|clk")
+        per_second = re.compile(r"(^|/)s$|^ns$")
+        for entry in catalog():
+            if entry["role"] != "result":
+                continue
+            name = entry["name"].replace("*", "load")
+            if in_clocks.search(entry["unit"]):
+                self.assertTrue(per_clock(name), entry)
+            if per_second.search(entry["unit"]):
+                self.assertFalse(per_clock(name), entry)
+
 
 if __name__ == "__main__":
     unittest.main()
