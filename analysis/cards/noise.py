@@ -17,7 +17,8 @@ CLASSES = {
     "sm_clocks": "a latency or rate inside the SM counted in its clocks: a dependent chain, a pipe's or tensor "
                  "core's issue rate, a fraction of a pipe's peak, shared-memory and DSMEM loads",
     "sm_time": "the same in nanoseconds or per second: it moves with the SM clock",
-    "sm_placement": "a latency between two SMs of a cluster: which SMs the hardware paired sets it, board by board",
+    "sm_placement": "a latency between two SMs of a cluster, or from the farthest SM to the L2: where the board's SMs "
+                    "sit sets it, board by board",
     "memory_latency": "a load-to-use chase through the caches, DRAM or a peer's memory, on a plateau",
     "capacity_edge": "a chase at a point chosen on either side of a capacity edge (TLB reach, the L1 under a "
                      "carveout): where pages land moves it",

@@ -30,14 +30,19 @@ def parts_of(paths, same_code=None):
     return found
 
 
+# A stated precision is of the value as measured, its clock's wander included: the noise model reads a change at
+# equal clock only where the clocks differ by more than this (compare tells a clock apart from half of it).
+CLOCK_WANDER = 0.01
+
+
 def at_equal_clock(before, after, quantity, better):
-    """The change of a quantity, at equal SM clock where the two rows' clocks differ by more than compare.py's
-    tolerance and the quantity is not already per clock: compare calls such a change "slower (clock)", never
-    "slower", so it is no false alarm of the noise."""
+    """The change of a quantity, at equal SM clock where the two rows' clocks differ by more than CLOCK_WANDER and
+    the quantity is not already per clock: compare calls such a change "slower (clock)", never "slower", so it is
+    no false alarm of the noise."""
     bm, am = before.median(quantity), after.median(quantity)
     change = am / bm - 1
     clock_b, clock_a = before.clock(), after.clock()
-    if clock_b and clock_a and abs(clock_a / clock_b - 1) > comparison.CLOCK_TOLERANCE \
+    if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_WANDER \
             and not report_model.per_clock(quantity):
         ratio = clock_a / clock_b
         change = (am * ratio if better == "lower" else am / ratio) / bm - 1
