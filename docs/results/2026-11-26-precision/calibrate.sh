@@ -26,10 +26,13 @@ cal --repeats $R/h200m-new-check-m-?.json
 echo; echo "## Boards no calibration saw (2026-11-26, session 14): H100 eb10873e, 12 check runs in two device calls; H200 9f5ee142, 6"
 cal --repeats $R/h100-eb10873e-check-{1,2,3,4,5,6,7,8,9,10,11,12}.json
 cal --repeats $R/h200-9f5ee142-check-?.json
-echo; echo "## A board no calibration saw, on the session-15 model: H100 0b23357e, 6 check runs and SM 17 kept busy (one call)"
+echo; echo "## Boards no calibration saw, on the session-15 model: H100 0b23357e (one call), H100s a58a037b and 0f9004ee (one call, one host)"
 cal --repeats $R/h100-0b23357e-check-?.json --fault $R/h100-0b23357e-check-busy-1.json \
   --across $R/h100-d5ab3546-check-?.json
 cal --repeats $R/h100-0b23357e-check-?.json --across $R/h100-eb10873e-check-?.json | grep '^compare across'
+cal --repeats $R/h100-a58a037b-check-?.json --fault $R/h100-a58a037b-check-busy-1.json \
+  --across $R/h100-0f9004ee-check-?.json
+cal --repeats $R/h100-0f9004ee-check-?.json
 echo; echo "## Leave one board out: each board's check runs judged by floors and deviations made from the other boards' runs"
 cal --leave-one-board-out $R/h100m-new-*-m-?.json $R/h200m-new-*-m-?.json $R/h100-d5ab3546-check-?.json \
   $R/h100-d5ab3546-quick-?.json $R/h200-4f1a8ff9-check-?.json $R/h200-4f1a8ff9-quick-?.json $N/runs/x4-alone-?.json \
