@@ -180,7 +180,7 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
         entry = model["classes"].setdefault(cls, {"meaning": noise.CLASSES[cls]})
         for key in [k for k in entry if k.startswith(f"{noise.SAME_BOARD}_rule")]:
             del entry[key]
-        floor, exceptions, set_by = class_and_row_floors(pairs, margin, minimum)
+        floor, exceptions, set_by = class_and_row_floors(pairs, margin, minimum, cls not in noise.PLACED)
         entry[f"{noise.SAME_BOARD}_rule"] = floor
         entry[f"{noise.SAME_BOARD}_rule_results"] = len(pairs)
         if set_by:
@@ -190,7 +190,7 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
             # Boards of one SKU differ by more than a board's runs: their own floors, from pairs of two boards.
             for key in [k for k in entry if k.startswith(f"{noise.CROSS_BOARD}_rule")]:
                 del entry[key]
-            floor_x, exceptions_x, set_by_x = class_and_row_floors(across[cls], margin, minimum)
+            floor_x, exceptions_x, set_by_x = class_and_row_floors(across[cls], margin, minimum, cls not in noise.PLACED)
             entry[f"{noise.CROSS_BOARD}_rule"] = max(floor_x, floor)
             entry[f"{noise.CROSS_BOARD}_rule_results"] = len(across[cls])
             if set_by_x:
@@ -232,18 +232,17 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
 SKU_SIGMA_LEAST_PAIRS = 30  # of a class's results on one SKU, for a deviation of that SKU's own
 ROW_SIGMA_LEAST_PAIRS = 3  # of one result on one SKU, for a deviation of its own
 CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the rest get floors of their own
-# Pairs and boards enough for a result's own floor below its class's (an L1 read needed 0.25% over 96 pairs, not
-# the 5.1% an atomic seen in 4 set):
+# Pairs and boards for a floor below the class's (an L1 read needs 0.25% over 96 pairs, not an atomic's 5.1%):
 OWN_FLOOR_LEAST_PAIRS = 30
 OWN_FLOOR_LEAST_BOARDS = 4
 
 
-def class_and_row_floors(pairs, margin, minimum):
+def class_and_row_floors(pairs, margin, minimum, below_class=True):
     """(class floor, {"row quantity": own floor}, the result that sets the class floor) from pairs of rule runs.
     Each result needs the largest change beyond its two intervals over its pairs (compare never widens a floor by
     a row's own spread: a noisy row is a finding). One result at two levels (a bimodal L2 row) must not set the
     floor of its class's stable rows: the class floor covers CLASS_QUANTILE of its results, each result beyond it
-    keeps its own, and one seen often enough (OWN_FLOOR_LEAST_PAIRS pairs, OWN_FLOOR_LEAST_BOARDS boards) too."""
+    keeps its own, and where `below_class` one seen often enough (OWN_FLOOR_LEAST_PAIRS, _BOARDS) too."""
     needed, boards = {}, {}
     for change, combined, _, _, _, name, _, _, board, *_ in pairs:
         needed[name] = max(needed.get(name, 0.0), max(0.0, change - combined))
@@ -254,7 +253,8 @@ def class_and_row_floors(pairs, margin, minimum):
     known = {name for name, seen in boards.items()
              if len(seen) >= OWN_FLOOR_LEAST_PAIRS and len(set(seen)) >= OWN_FLOOR_LEAST_BOARDS}
     exceptions = {name: round(max(minimum, margin * excess), 4) for name, excess in ranked}
-    exceptions = {name: own for name, own in exceptions.items() if own > floor or (name in known and own < floor)}
+    exceptions = {name: own for name, own in exceptions.items()
+                  if own > floor or (below_class and name in known and own < floor)}
     return floor, exceptions, (at[0] if at[1] > 0 else None)
 
 

@@ -433,6 +433,10 @@ class RuleFloors(unittest.TestCase):
         self.assertEqual(noise_module().floor(model, "c", "same_board", True, "rare"), 0.06)
         # Board to board a result's own floor never narrows the class's.
         self.assertEqual(noise_module().floor(model, "c", "cross_board", True, "stable"), 0.06)
+        # Nor on one board, where placement moves the class: quiet boards do not make the next one quiet.
+        _, own, _ = make_noise.class_and_row_floors(pairs, 2.0, 0.005, below_class=False)
+        self.assertNotIn("stable", own)
+        self.assertIn("capacity_edge", noise_module().PLACED)
 
     def test_a_result_counted_in_clocks_is_not_moved_by_a_change_of_clock(self):
         rows = []

@@ -33,6 +33,10 @@ cal --repeats $R/h100-0b23357e-check-?.json --across $R/h100-eb10873e-check-?.js
 cal --repeats $R/h100-a58a037b-check-?.json --fault $R/h100-a58a037b-check-busy-1.json \
   --across $R/h100-0f9004ee-check-?.json
 cal --repeats $R/h100-0f9004ee-check-?.json
+echo; echo "## A board no calibration saw, on the session-15 model: H200 28854b7e (one call)"
+cal --repeats $R/h200-28854b7e-check-?.json --fault $R/h200-28854b7e-check-busy-1.json \
+  --across $R/h200-4f1a8ff9-check-?.json
+cal --repeats $R/h200-28854b7e-check-?.json --across $R/h200-9f5ee142-check-?.json | grep '^compare across'
 echo; echo "## Leave one board out: each board's check runs judged by floors and deviations made from the other boards' runs"
 cal --leave-one-board-out $R/h100m-new-*-m-?.json $R/h200m-new-*-m-?.json $R/h100-d5ab3546-check-?.json \
   $R/h100-d5ab3546-quick-?.json $R/h200-4f1a8ff9-check-?.json $R/h200-4f1a8ff9-quick-?.json $N/runs/x4-alone-?.json \
