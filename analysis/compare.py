@@ -36,7 +36,7 @@ if __package__ in (None, ""):  # run as a script: the package is the folder abov
 from analysis.model import cli  # noqa: E402
 from analysis.cards import noise  # noqa: E402
 from analysis.comparing.comparison import (CLOCK_TOLERANCE, GPU_SUFFIX, Side, compare_rows, host_row, judge,  # noqa: E402
-                                 load, sides_of)
+                                 load, names_another_gpu, sides_of)
 
 # Built here from analysis/comparing/comparison.py's data, rendered here; the names other scripts read are these.
 __all__ = ["CLOCK_TOLERANCE", "Side", "compare_rows", "host_row", "judge", "load", "render", "run_compare", "sides_of"]
@@ -145,12 +145,16 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
         for name, error in sorted(errors.items()):
             if name_filter.search(name):
                 problems.append(f"failed in {side}: {name}: {error}")
-    said = []  # host rows that only one host has (a sweep up to its cores): said, not failed
+    # Said, not failed: host rows that only one host has (a sweep up to its cores), and with --gpu the links and peer
+    # chases of one side only (a GPU alone measures its own pairs; a node gives each pair to one of its two GPUs).
+    said = []
     for label, mine, theirs, their_failed in (("only in BEFORE", before, after, after_failed),
                                               ("only in AFTER", after, before, before_failed)):
         for name in sorted(n for n in mine if n not in theirs and n not in their_failed):
             if host_row(mine[name].rows[0]):
                 said.append(f"{label} (a host row: the hosts differ): {name}")
+            elif picks and names_another_gpu(mine[name].rows[0]):
+                said.append(f"{label} (a link: the runs' pairs differ): {name}")
             else:
                 problems.append(f"{label}: {name}")
     judged = [e for e in entries if e["role"] != "diagnostic"]
@@ -170,7 +174,8 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     summary = (f"{rows} rows, {len(judged)} quantities judged ({scope_text} noise): " +
                ", ".join(f"{counts[v]} {v}" for v in sorted(counts)) +
                (f"; {problems_failing} row(s) failed or missing on one side" if problems_failing else "") +
-               (f"; {len(said)} host row(s) on one side only (the hosts differ)" if said else ""))
+               "".join(f"; {n} {what} row(s) on one side only (the {why} differ)" for what, why in
+                       (("host", "hosts"), ("link", "runs' pairs")) if (n := sum(f"(a {what}" in x for x in said))))
     status = 0
     if threshold is not None and (slower or changed or problems_failing):
         status = 1
@@ -234,7 +239,7 @@ def main():
     if status:
         reasons = [f"{e['verdict']}: {e['benchmark']} {e['quantity']} {e['change']:+.1%}" for e in slower[:10]]
         reasons += [f"fixed counter changed: {e['benchmark']} {e['quantity']} {e['change']:+.2%}" for e in changed[:10]]
-        reasons += [p for p in problems if "(a host row" not in p][:10]
+        reasons += [p for p in problems if " differ): " not in p][:10]  # what was said is no failure
         print("compare.py: FAIL: " + "; ".join(reasons), file=sys.stderr)
     return status
 

@@ -166,7 +166,7 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
         results = dict(b.results)
         results.update(a.results)
         row = b.rows[0]
-        if where != noise.SAME_BOARD and {"peer", "memory_on"} & set(row.args):
+        if where != noise.SAME_BOARD and names_another_gpu(row):
             continue  # a row naming another GPU is of a pair of boards: another pair is another link
         quantities, shown = [], set()
         for q, better in results.items():
@@ -237,6 +237,11 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                 entry["verdict"] = verdict
             out.append(entry)
     return out
+
+
+def names_another_gpu(row):
+    """A row of a link or of a peer's memory: which pairs a run measures depends on its GPUs and the node's schedule."""
+    return bool({"peer", "memory_on"} & set(row.args))
 
 
 def host_row(row):

@@ -21,6 +21,7 @@ import os
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from analysis.cards import noise  # noqa: E402
+from analysis.comparing.comparison import names_another_gpu  # noqa: E402
 from analysis.model import archive, cli  # noqa: E402
 from analysis.tables.run_pairs import at_equal_clock, parts_of  # noqa: E402
 
@@ -39,7 +40,7 @@ def changes(parts):
             if after is None:
                 continue
             row = before.rows[0]
-            if where != noise.SAME_BOARD and ({"peer", "memory_on"} & set(row.args)):
+            if where != noise.SAME_BOARD and names_another_gpu(row):
                 continue  # a row naming another GPU by its index is of a pair of boards: no twin on other boards
             for q in before.results:
                 if q not in before.samples or q not in after.samples:
@@ -197,8 +198,7 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
                 entry[f"{noise.CROSS_BOARD}_rule_set_by"] = set_by_x
             cross_floors.update(exceptions_x)
         # The stated precision is a repeat's under the same conditions (ISO 5725's repeatability): its deviations come
-        # from pairs of runs of the GPU alone; a node's runs (its GPUs at once, each against itself alone or in
-        # another node run) widen compare's floors only.
+        # from pairs of runs of the GPU alone; a node's runs (its GPUs at once) widen compare's floors only.
         repeats = [pair for pair in pairs if pair[7]] or pairs
         # A result that needed its own floor moves more than its class: it states its own deviation where its pairs
         # need one above the class's. The class's stays calibrated on every result, those included: calibrated on the

@@ -400,6 +400,16 @@ class OneGpuOfANode(unittest.TestCase):
         self.assertRegex(done.stdout, r"83 rows, \d+ quantities judged \(same board noise\): \d+ same\n")
         self.assertEqual(self.run_compare(alone, node, "--gpu", "3").returncode, 2)
 
+    def test_a_link_of_one_side_only_is_said_not_failed(self):
+        # GPU 0 of four H200s alone and in its node (2026-11-26-node-production, x4g): the node gives each pair to one
+        # of its two GPUs, so GPU 0 measures its link to GPU 2 in the node and not alone.
+        runs = os.path.join(ROOT, "docs", "results", "2026-11-26-node-production", "raw.tar.xz", "runs-x4g")
+        done = self.run_compare(os.path.join(runs, "x4g-t-alone-0.json"), os.path.join(runs, "x4g-t-node-1.json"),
+                                "--gpu", "0", "--threshold", "2")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("only in AFTER (a link: the runs' pairs differ): Peer/copy/peer:2/", done.stdout)
+        self.assertIn("4 link row(s) on one side only", done.stdout)
+
 
 class RuleFloors(unittest.TestCase):
     """make_noise.py --rule on synthetic pairs: a result seen often on many boards keeps its own floor even below its
