@@ -23,7 +23,7 @@ if __package__ in (None, ""):
 from analysis.cards import noise  # noqa: E402
 from analysis.comparing.comparison import names_another_gpu  # noqa: E402
 from analysis.model import archive, cli  # noqa: E402
-from analysis.tables.run_pairs import at_equal_clock, parts_of  # noqa: E402
+from analysis.tables.run_pairs import at_equal_clock, parts_of, rule_pairs  # noqa: E402
 
 
 def changes(parts):
@@ -114,40 +114,6 @@ def make_model(paths, source, factor=2.0, margin=2.0, minimum=0.005, fixed_toler
 HONEST_SHARE = 0.05  # of repeated values outside another run's stated 95% interval
 
 
-def rule_of(context):
-    """The stopping rule a run measured under, as its context states it (however it was set)."""
-    return (context.get("gpubench_precision") or "").replace(" (--gpubench_precision)", "")
-
-
-def rule_pairs(parts, where=noise.SAME_BOARD):
-    """{class: [(change, combined interval, K-free spread, before width, after width, name, GPU name, alike, board)]} over
-    the pairs of one preset, stopping rule and code whose rows were both measured under the rule: of one board
-    (SAME_BOARD), or of two boards of one GPU name (CROSS_BOARD). alike: both runs of one GPU alone (a repeat
-    under the same conditions)."""
-    found = {}
-    for b, a in itertools.combinations(parts, 2):
-        if b[3] != a[3] or b[6] != a[6] or rule_of(b[8]) != rule_of(a[8]) or noise.scope(b[1], a[1]) != where \
-                or b[2] != a[2]:
-            continue
-        for name, before in b[4].items():
-            after = a[4].get(name)
-            if after is None or not (before.by_rule and after.by_rule):
-                continue
-            for q, better in before.results.items():
-                wb, wa = before.half_width(q), after.half_width(q)
-                if wb is None and wa is None:
-                    wb = wa = 0.0  # read from an untimed sweep (SmMap's medians): no interval, the floor alone
-                cls = noise.class_of(before.rows[0], q, b[8])
-                if cls is None or wb is None or wa is None or q not in before.samples or q not in after.samples \
-                        or not before.median(q):
-                    continue
-                found.setdefault(cls, []).append(
-                    (abs(at_equal_clock(before, after, q, better)), (wb * wb + wa * wa) ** 0.5,
-                     max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}", b[2],
-                     b[7] is None and a[7] is None, b[1]))
-    return found
-
-
 def honest_sigma(pairs, share=HONEST_SHARE):
     """The least run-to-run deviation for which at most `share` of the values of each pair fall outside the other
     run's stated interval (noise.stated_half_width), both ways."""
@@ -165,15 +131,18 @@ def honest_sigma(pairs, share=HONEST_SHARE):
     return high
 
 
-def add_rule(model, paths, source, margin, minimum, same_code=None):
+def add_rule(model, paths, source, margin, minimum, same_code=None, fixed_paths=()):
     """The model with each class's floor run to run for runs of the stopping rule (`same_board_rule`) and its
-    run-to-run deviation for the stated precision (`repeat_sigma`), from pairs of rule runs of one board."""
-    parts = parts_of(paths, same_code)
+    run-to-run deviation for the stated precision (`repeat_sigma`), from pairs of rule runs of one board.
+    `fixed_paths`: runs of fixed effort, whose pairs only widen the results' floors (`widened`)."""
+    parts, fixed_parts = parts_of(paths, same_code), parts_of(fixed_paths, same_code)
     by_class = rule_pairs(parts)
     if not by_class:
         raise cli.UsageError("no pair of runs of one board measured under the stopping rule (--gpubench_precision)")
     own_floors, widths, cross_floors, row_sigmas = {}, {}, {}, {}
     across = rule_pairs(parts, noise.CROSS_BOARD)
+    fixed_same, fixed_across = (rule_pairs(fixed_parts, where, by_rule=False)
+                                  for where in (noise.SAME_BOARD, noise.CROSS_BOARD))
     for cls, pairs in sorted(by_class.items()):
         for _, _, _, wb, wa, name, *_ in pairs:
             if max(wb, wa) > noise.KNOWN_WIDTH_LEAST:
@@ -182,6 +151,7 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
         for key in [k for k in entry if k.startswith(f"{noise.SAME_BOARD}_rule")]:
             del entry[key]
         floor, exceptions, set_by = class_and_row_floors(pairs, margin, minimum, cls not in noise.PLACED)
+        widened(exceptions, floor, fixed_same.get(cls, []), margin)
         entry[f"{noise.SAME_BOARD}_rule"] = floor
         entry[f"{noise.SAME_BOARD}_rule_results"] = len(pairs)
         if set_by:
@@ -192,6 +162,7 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
             for key in [k for k in entry if k.startswith(f"{noise.CROSS_BOARD}_rule")]:
                 del entry[key]
             floor_x, exceptions_x, set_by_x = class_and_row_floors(across[cls], margin, minimum, cls not in noise.PLACED)
+            widened(exceptions_x, max(floor_x, floor), fixed_across.get(cls, []), margin)
             entry[f"{noise.CROSS_BOARD}_rule"] = max(floor_x, floor)
             entry[f"{noise.CROSS_BOARD}_rule_results"] = len(across[cls])
             if set_by_x:
@@ -224,7 +195,7 @@ def add_rule(model, paths, source, margin, minimum, same_code=None):
     model[noise.ROW_WIDTHS] = dict(sorted(widths.items()))
     model[noise.ROW_FLOORS_CROSS] = dict(sorted(cross_floors.items()))
     model[noise.ROW_SIGMA] = {gpu: dict(sorted(found.items())) for gpu, found in sorted(row_sigmas.items())}
-    model["made_rule"] = {"runs": len(paths), "margin": margin, "minimum": minimum, "source": source,
+    model["made_rule"] = {"runs": len(paths), "fixed_runs": len(fixed_paths), "margin": margin, "minimum": minimum, "source": source,
                           "class_quantile": CLASS_QUANTILE}
     return model
 
@@ -235,6 +206,14 @@ CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the r
 # Pairs and boards for a floor below the class's (an L1 read needs 0.25% over 96 pairs, not an atomic's 5.1%):
 OWN_FLOOR_LEAST_PAIRS = 30
 OWN_FLOOR_LEAST_BOARDS = 4
+
+
+def widened(floors, class_floor, fixed_pairs, margin):
+    """`floors` ({"row quantity": own floor}) widened where a pair of fixed-effort runs moved a result further: such
+    pairs only widen (their longer runs are quieter, and a result at two levels shows them in any run)."""
+    for change, _, _, _, _, name, *_ in fixed_pairs:
+        if round(margin * change, 4) > floors.get(name, class_floor):
+            floors[name] = round(margin * change, 4)
 
 
 def class_and_row_floors(pairs, margin, minimum, below_class=True):
@@ -272,6 +251,8 @@ def main():
     parser.add_argument("--rule", action="store_true",
                         help="the runs were measured under the stopping rule: add their floors and run-to-run "
                              "deviations to the model at --out (which stays otherwise as it is)")
+    parser.add_argument("--fixed-runs", nargs="*", default=[], metavar="RUN",
+                        help="with --rule: runs of fixed effort whose pairs widen the floors too")
     parser.add_argument("--same-code", action="append", default=[], metavar="A=B",
                         help="source versions A and B measure alike (their diff touches no measurement)")
     args = parser.parse_args()
@@ -283,7 +264,8 @@ def main():
             parser.error(f"--same-code {pair}: give A=B")
         same[a] = b
     if args.rule:
-        model = add_rule(noise.load(args.out), args.runs, args.source, args.margin, args.minimum, same)
+        model = add_rule(noise.load(args.out), args.runs, args.source, args.margin, args.minimum, same,
+                         archive.expand(args.fixed_runs))
         cli.write_json(args.out, model, "noise model")
         print(f"{args.out}: rule floors and run-to-run deviations of {len(model['classes'])} classes from "
               f"{len(args.runs)} runs", file=sys.stderr)

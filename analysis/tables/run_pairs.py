@@ -1,7 +1,9 @@
 """Runs of identical code, for the noise model (make_noise.py): each GPU of each run as the sides compare.py reads,
 with its board, name, preset and code, and a change read at equal SM clock."""
+import itertools
 import os
 
+from analysis.cards import noise
 from analysis.comparing import comparison
 from analysis.model import cli
 from analysis.model import report as report_model
@@ -47,3 +49,37 @@ def at_equal_clock(before, after, quantity, better):
         ratio = clock_a / clock_b
         change = (am * ratio if better == "lower" else am / ratio) / bm - 1
     return change
+
+
+def rule_of(context):
+    """The stopping rule a run measured under, as its context states it (however it was set)."""
+    return (context.get("gpubench_precision") or "").replace(" (--gpubench_precision)", "")
+
+
+def rule_pairs(parts, where=noise.SAME_BOARD, by_rule=True):
+    """{class: [(change, combined interval, K-free spread, before width, after width, name, GPU name, alike, board)]} over
+    the pairs of one preset, stopping rule and code whose rows were both measured under the rule: of one board
+    (SAME_BOARD), or of two boards of one GPU name (CROSS_BOARD). alike: both runs of one GPU alone (a repeat
+    under the same conditions). by_rule False: the pairs of rows both measured at fixed effort, without intervals."""
+    found = {}
+    for b, a in itertools.combinations(parts, 2):
+        if b[3] != a[3] or b[6] != a[6] or rule_of(b[8]) != rule_of(a[8]) or noise.scope(b[1], a[1]) != where \
+                or b[2] != a[2]:
+            continue
+        for name, before in b[4].items():
+            after = a[4].get(name)
+            if after is None or before.by_rule != by_rule or after.by_rule != by_rule:
+                continue
+            for q, better in before.results.items():
+                wb, wa = (before.half_width(q), after.half_width(q)) if by_rule else (None, None)
+                if wb is None and wa is None:
+                    wb = wa = 0.0  # read from an untimed sweep (SmMap's medians): no interval, the floor alone
+                cls = noise.class_of(before.rows[0], q, b[8])
+                if cls is None or wb is None or wa is None or q not in before.samples or q not in after.samples \
+                        or not before.median(q):
+                    continue
+                found.setdefault(cls, []).append(
+                    (abs(at_equal_clock(before, after, q, better)), (wb * wb + wa * wa) ** 0.5,
+                     max(before.spread(q), after.spread(q)), wb, wa, f"{name} {q}", b[2],
+                     b[7] is None and a[7] is None, b[1]))
+    return found

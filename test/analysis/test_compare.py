@@ -448,6 +448,13 @@ class RuleFloors(unittest.TestCase):
         self.assertNotIn("stable", own)
         self.assertIn("capacity_edge", noise_module().PLACED)
 
+    def test_pairs_of_fixed_effort_runs_only_widen_floors(self):
+        floors = {"own": 0.01}
+        pairs = [(0.03, 0.0, 0.0, 0.0, 0.0, "own"), (0.001, 0.0, 0.0, 0.0, 0.0, "quiet"),
+                 (0.02, 0.0, 0.0, 0.0, 0.0, "two levels")]
+        self.make_noise.widened(floors, 0.02, pairs, 2.0)
+        self.assertEqual(floors, {"own": 0.06, "two levels": 0.04})  # the quiet one keeps its class's 2%
+
     def test_a_result_counted_in_clocks_is_not_moved_by_a_change_of_clock(self):
         rows = []
         for mhz in (1786.0, 1980.0):

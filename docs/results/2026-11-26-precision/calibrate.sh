@@ -37,6 +37,10 @@ echo; echo "## A board no calibration saw, on the session-15 model: H200 28854b7
 cal --repeats $R/h200-28854b7e-check-?.json --fault $R/h200-28854b7e-check-busy-1.json \
   --across $R/h200-4f1a8ff9-check-?.json
 cal --repeats $R/h200-28854b7e-check-?.json --across $R/h200-9f5ee142-check-?.json | grep '^compare across'
+echo; echo "## Quick runs across boards (README command 1's preset): H100 d5ab3546 and a6e13cdd (2 each) and a58a037b (1, no calibration saw it); H200 4f1a8ff9 and 9a4ba855"
+cal --repeats $R/h100-d5ab3546-quick-?.json --across $R/h100m-new-quick-m-?.json | grep '^compare across'
+cal --repeats $R/h100-d5ab3546-quick-?.json $R/h100m-new-quick-m-?.json --across $R/h100-a58a037b-quick-1.json | grep '^compare across'
+cal --repeats $R/h200-4f1a8ff9-quick-?.json --across $R/h200m-new-quick-m-?.json | grep '^compare across'
 echo; echo "## Leave one board out: each board's check runs judged by floors and deviations made from the other boards' runs"
 cal --leave-one-board-out $R/h100m-new-*-m-?.json $R/h200m-new-*-m-?.json $R/h100-d5ab3546-check-?.json \
   $R/h100-d5ab3546-quick-?.json $R/h200-4f1a8ff9-check-?.json $R/h200-4f1a8ff9-quick-?.json $N/runs/x4-alone-?.json \
