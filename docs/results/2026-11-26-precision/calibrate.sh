@@ -44,7 +44,7 @@ cal --repeats $R/h200-4f1a8ff9-quick-?.json --across $R/h200m-new-quick-m-?.json
 echo; echo "## Leave one board out: each board's check runs judged by floors and deviations made from the other boards' runs"
 cal --leave-one-board-out $R/h100m-new-*-m-?.json $R/h200m-new-*-m-?.json $R/h100-d5ab3546-check-?.json \
   $R/h100-d5ab3546-quick-?.json $R/h200-4f1a8ff9-check-?.json $R/h200-4f1a8ff9-quick-?.json $N/runs/x4-alone-?.json \
-  $N/runs/x4-node-?.json $N/runs/x4b-alone-?.json $N/runs/x4b-node-1.json $N/runs-turns/x4f-t-alone-?.json \
+  $N/runs/x4-node-?.json $N/runs-s15/x4h-t-alone-?.json $N/runs-s15/x4h-t-node-1.json $N/runs-turns/x4f-t-alone-?.json \
   $N/runs-turns/x4f-t-node-1.json $N/runs-x4g/x4g-t-alone-?.json $N/runs-x4g/x4g-t-node-?.json
 if [ -n "${FULL:-}" ]; then
   echo; echo "## The full preset's sweeps against fixed effort, same board and call (H100 51671b69): TensorCore, Stream, PointerChase"
