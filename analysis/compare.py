@@ -111,7 +111,8 @@ def paired_devices(before_report, after_report, allow_different):
 
 def run_compare(before_path, after_path, name_filter=".", threshold=None, diagnostics=False, allow_different=False,
                 noise_path=noise.MODEL, picks=None):
-    """Everything main() prints, as data: (status, context lines, entries, problems, summary, slower, changed)."""
+    """Everything main() prints, as data: (status, context lines, entries, problems and what was said of rows on one
+    side only, summary, slower, changed, the problems that fail)."""
     name_filter = cli.regex(name_filter, "--filter")
     before_report, _, before_failed = load(before_path)
     after_report, _, after_failed = load(after_path)
@@ -147,22 +148,20 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
                 problems.append(f"failed in {side}: {name}: {error}")
     # Said, not failed: host rows that only one host has (a sweep up to its cores), and with --gpu the links and peer
     # chases of one side only (a GPU alone measures its own pairs; a node gives each pair to one of its two GPUs).
-    said = []
+    said = {"host": [], "link": []}
     for label, mine, theirs, their_failed in (("only in BEFORE", before, after, after_failed),
                                               ("only in AFTER", after, before, before_failed)):
         for name in sorted(n for n in mine if n not in theirs and n not in their_failed):
             if host_row(mine[name].rows[0]):
-                said.append(f"{label} (a host row: the hosts differ): {name}")
+                said["host"].append(f"{label} (a host row: the hosts differ): {name}")
             elif picks and names_another_gpu(mine[name].rows[0]):
-                said.append(f"{label} (a link: the runs' pairs differ): {name}")
+                said["link"].append(f"{label} (a link: the runs' pairs differ): {name}")
             else:
                 problems.append(f"{label}: {name}")
     judged = [e for e in entries if e["role"] != "diagnostic"]
     if not judged:
         raise cli.UsageError("nothing compared: no row of the one run (after --filter) has a measured twin in the other"
                              + (f" ({len(problems)} failed or missing)" if problems else ""))
-    problems += said  # shown with the rest, after the problems that fail
-    problems_failing = len(problems) - len(said)
     counts = {}
     for e in judged:
         counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
@@ -173,15 +172,15 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     scope_text = " and ".join(sorted(set(scopes))).replace("_", " ")
     summary = (f"{rows} rows, {len(judged)} quantities judged ({scope_text} noise): " +
                ", ".join(f"{counts[v]} {v}" for v in sorted(counts)) +
-               (f"; {problems_failing} row(s) failed or missing on one side" if problems_failing else "") +
-               "".join(f"; {n} {what} row(s) on one side only (the {why} differ)" for what, why in
-                       (("host", "hosts"), ("link", "runs' pairs")) if (n := sum(f"(a {what}" in x for x in said))))
+               (f"; {len(problems)} row(s) failed or missing on one side" if problems else "") +
+               "".join(f"; {len(said[what])} {what} row(s) on one side only (the {why} differ)"
+                       for what, why in (("host", "hosts"), ("link", "runs' pairs")) if said[what]))
     status = 0
-    if threshold is not None and (slower or changed or problems_failing):
+    if threshold is not None and (slower or changed or problems):
         status = 1
     context = [(label, str(before_report.context.get(key, "-")), str(after_report.context.get(key, "-")))
                for label, key in CONTEXT_KEYS]
-    return status, context, entries, problems, summary, slower, changed
+    return status, context, entries, problems + said["host"] + said["link"], summary, slower, changed, problems
 
 
 def blind_at(entries, threshold):
@@ -217,7 +216,7 @@ def main():
         if not first.isdigit() or (second and not second.isdigit()):
             parser.error(f"--gpu {args.gpu}: give N or N:M (GPU indices)")
         picks = (int(first), int(second or first))
-    status, context, entries, problems, summary, slower, changed = run_compare(
+    status, context, entries, problems, summary, slower, changed, failing = run_compare(
         args.before, args.after, args.filter, args.threshold, args.diagnostics, args.allow_different_devices,
         args.noise, picks)
     md = args.format == "md"
@@ -239,7 +238,7 @@ def main():
     if status:
         reasons = [f"{e['verdict']}: {e['benchmark']} {e['quantity']} {e['change']:+.1%}" for e in slower[:10]]
         reasons += [f"fixed counter changed: {e['benchmark']} {e['quantity']} {e['change']:+.2%}" for e in changed[:10]]
-        reasons += [p for p in problems if " differ): " not in p][:10]  # what was said is no failure
+        reasons += failing[:10]
         print("compare.py: FAIL: " + "; ".join(reasons), file=sys.stderr)
     return status
 
