@@ -33,6 +33,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -402,26 +403,54 @@ void mark_setup(const char* step) {
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - g_main_started).count());
 }
 
+// What a node's children are given: this binary, the run's flags less device, output, filter, card and verdict.
+gpubench::app::NodeRun node_run_of(const gpubench::Options& options, const std::vector<int>& devices,
+                                   const char* argv0, const std::vector<std::string>& original) {
+  char self[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  gpubench::app::NodeRun node;
+  node.gpus = devices;
+  node.binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
+  node.out = options.out;
+  for (const std::string& arg : rerun_args(original))
+    if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
+  return node;
+}
+
+bool serial_asked() {
+  const char* node_mode = std::getenv("GPUBENCH_NODE");
+  return node_mode != nullptr && std::string(node_mode) == "serial";
+}
+
+// The GPUs of a node run known before CUDA starts (a list given, or every GPU the driver lists with CUDA_VISIBLE_DEVICES
+// unset), or none: their children then start while this process's CUDA starts (CUDA's start grows with the host's
+// GPUs: 0.6-0.8 s on four). main checks them against CUDA's own count.
+std::vector<int> early_node_gpus(const gpubench::Options& options) {
+  if (options.list_only || options.help || !options.plan.empty() || !options.list_counters.empty() ||
+      options.out.empty() || options.out_format != "json" || serial_asked())
+    return {};
+  if (!options.devices.all) return options.devices.listed.size() > 1 ? options.devices.listed : std::vector<int>{};
+  if (std::getenv("CUDA_VISIBLE_DEVICES") != nullptr) return {};
+  std::optional<int> count = gpubench::detail::driver_gpus_listed();
+  if (!count) count = gpubench::detail::driver_gpu_count();
+  if (!count || *count < 2) return {};
+  return options.devices.resolve(*count);
+}
+
 // Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, each then its share of the
-// NVLink pairs, taking turns;
-// the merged report then gets its card and verdict as any run's.
+// NVLink pairs, taking turns; the merged report then gets its card and verdict as any run's. `early`: the children,
+// started before the rows were selected.
 int run_as_node(const gpubench::Options& options, const std::vector<int>& devices,
-                const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original) {
+                const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original,
+                std::unique_ptr<gpubench::app::EarlyNode> early) {
   if (options.out.empty() || options.out_format != "json") {
     std::fprintf(stderr,
                  "gpubench: a run over several GPUs writes one report of the node: add --benchmark_out=FILE "
                  "(JSON), or GPUBENCH_NODE=serial to run them one after the other in this process\n");
     return 2;
   }
-  char self[4096] = {};
-  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  gpubench::app::NodeRun node;
-  node.gpus = devices;
+  gpubench::app::NodeRun node = node_run_of(options, devices, argv0, original);
   node.selected = selected;
-  node.binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
-  node.out = options.out;
-  for (const std::string& arg : rerun_args(original))
-    if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
   if (options.deadline_s > 0) start_deadline(options.deadline_s);
   mark_setup("the rest");
   std::string steps;
@@ -434,7 +463,7 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
   }
   std::fprintf(stderr, "gpubench: node: the parent's set-up over %zu GPUs took %.2f s: %s\n", devices.size(), before,
                steps.c_str());
-  const gpubench::app::NodeResult result = gpubench::app::run_node(node);
+  const gpubench::app::NodeResult result = early ? early->finish(selected) : gpubench::app::run_node(node);
   g_rows_over.store(true);
   if (options.deadline_s > 0) note_deadline_in(options.out, options.deadline_s);
   if (!result.ok) {
@@ -468,8 +497,13 @@ int main(int argc, char** argv) {
     options.card = "none";  // nothing is measured
     gpubench::set_planned_chip(&plan->shape);
   }
+  std::unique_ptr<gpubench::app::EarlyNode> early;
+  if (const std::vector<int> gpus = early_node_gpus(options); !gpus.empty()) {
+    early = std::make_unique<gpubench::app::EarlyNode>(node_run_of(options, gpus, argv[0], original_args));
+    mark_setup("the children's start");
+  }
   if (!plan && !options.list_only && !options.help) {
-    // A lost GPU is the node's fault whatever the others measure: said before anything runs.
+    // A lost GPU is the node's fault whatever the others measure: said before any row runs.
     if (const std::string missing = missing_gpus(options, gpu_count()); !missing.empty()) {
       if (!options.verdict) {
         std::fprintf(stderr, "gpubench: warning: GPUs missing: %s\n", missing.c_str());
@@ -487,8 +521,8 @@ int main(int argc, char** argv) {
       plan ? std::vector<int>{0} : options.devices.resolve(options.devices.all ? gpu_count() : 0);
   const bool several_devices = devices.size() > 1;
   // Several GPUs run as a node (a process each, at once), unless GPUBENCH_NODE=serial asks for one process.
-  const char* node_mode = std::getenv("GPUBENCH_NODE");
-  const bool node_run = several_devices && !plan && !(node_mode != nullptr && std::string(node_mode) == "serial");
+  const bool node_run = several_devices && !plan && !serial_asked();
+  if (early && (!node_run || early->gpus() != devices)) early.reset();  // CUDA opens other GPUs: they start again
   // A stopping rule per row (docs/results/2026-11-26-precision), unless --benchmark_min_time asks for fixed effort.
   gpubench::detail::StoppingRule rule;
   if (!options.min_time_given) {
@@ -506,6 +540,26 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;
+  }
+  // A node's child started early: its GPU opens while the parent selects its rows, then its filter comes.
+  std::vector<std::string> with_filter;
+  std::vector<char*> with_filter_argv;
+  if (std::getenv(gpubench::kNodeFilterVariable) != nullptr && devices.size() == 1) {
+    gpubench::GpuSession::select_device(devices.front());
+    gpubench::GpuSession::unavailable_reason();  // an error is said when the run opens the GPU
+    std::string why;
+    const std::optional<std::string> filter = gpubench::node_filter(why);
+    if (!filter) {
+      if (why.empty()) return 0;  // no row of this GPU was selected
+      std::fprintf(stderr, "gpubench: node: %s\n", why.c_str());
+      return 1;
+    }
+    with_filter.assign(argv, argv + argc);
+    with_filter.push_back("--benchmark_filter=" + *filter);
+    for (std::string& arg : with_filter) with_filter_argv.push_back(arg.data());
+    with_filter_argv.push_back(nullptr);
+    argc = static_cast<int>(with_filter.size());
+    argv = with_filter_argv.data();
   }
 
   // Asked before the real initialization (listing initializes Google Benchmark in list mode).
@@ -539,7 +593,7 @@ int main(int argc, char** argv) {
   if (plan) {
     add_plan_context(*plan);
   } else if (several_devices && node_run) {
-    return run_as_node(options, devices, selected, argv[0], original_args);
+    return run_as_node(options, devices, selected, argv[0], original_args, std::move(early));
   } else if (several_devices) {
     if (!describe_devices(devices)) return 1;
   } else if (std::string others; !open_the_gpu(devices.front(), all.size(), selected, others)) {

@@ -50,6 +50,7 @@ struct Child {
   std::string json, log, what, failure;
   bool reaped = false;  // its status is in `status` (take_turns saw it end)
   int status = 0;
+  bool has_rows = true;  // false: started early, then told that no row of its GPU was selected
 };
 
 // Blocks SIGINT and SIGTERM for its scope (the spawn and the pid's registration).
@@ -92,6 +93,7 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 // The child's ends of its two turn pipes (link_turn.h), placed at these descriptors in the child.
 constexpr int kTurnsToParent = 3, kTurnsFromParent = 4;
 
+// An empty `filter` with `turn_ends`: the child waits for its filter on the turn pipe (EarlyNode).
 Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::string& peers, const std::string& dir,
             const std::string& name, const int* turn_ends = nullptr) {
   Child child;
@@ -103,7 +105,8 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   argv.insert(argv.end(), node.args.begin(), node.args.end());
   argv.push_back("--gpubench_device=" + std::to_string(gpu < 0 ? node.gpus.front() : gpu));
   if (!peers.empty()) argv.push_back("--gpubench_peers=" + peers);
-  argv.push_back("--benchmark_filter=" + filter);
+  const bool filter_by_pipe = filter.empty() && turn_ends != nullptr;
+  if (!filter_by_pipe) argv.push_back("--benchmark_filter=" + filter);
   argv.push_back("--benchmark_out=" + child.json);
   argv.push_back("--benchmark_out_format=json");
   argv.push_back("--gpubench_card=none");
@@ -111,6 +114,7 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   if (turn_ends != nullptr)
     env.push_back(std::string(kNodeTurnsVariable) + "=" + std::to_string(kTurnsToParent) + "," +
                   std::to_string(kTurnsFromParent));
+  if (filter_by_pipe) env.push_back(std::string(kNodeFilterVariable) + "=pipe");
   std::vector<char*> args = pointers(argv), envp = pointers(env);
 
   posix_spawn_file_actions_t files;
@@ -171,10 +175,10 @@ std::string last_line(const std::string& path, const std::string& prefix) {
 }
 
 // Waits for every child (only its own pid: never another's); says each one's closing line, or how it ended.
-void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
+void wait_all(std::vector<Child>& children, std::vector<Child>& done, bool quiet = false) {
   for (Child& child : children) {
     if (child.pid <= 0) {
-      std::fprintf(stderr, "gpubench: node: %s %s\n", child.what.c_str(), child.failure.c_str());
+      if (!quiet) std::fprintf(stderr, "gpubench: node: %s %s\n", child.what.c_str(), child.failure.c_str());
       done.push_back(child);
       continue;
     }
@@ -183,7 +187,8 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
     }
     std::string closing = WIFSIGNALED(status) ? std::string() : last_line(child.log, "gpubench: ");
     if (closing.empty()) closing = ending(status);
-    std::fprintf(stderr, "gpubench: node: %s: %s\n", child.what.c_str(), closing.c_str());
+    if (!child.has_rows && WIFEXITED(status) && WEXITSTATUS(status) == 0) closing = "no row of its GPU was selected";
+    if (!quiet) std::fprintf(stderr, "gpubench: node: %s: %s\n", child.what.c_str(), closing.c_str());
     done.push_back(child);
   }
   children.clear();
@@ -239,10 +244,16 @@ bool turn_pipes(int (&ends)[4]) {
   return true;
 }
 
+// A line to a child, however long (a filter of many rows fills the pipe until the child reads it); a child that is
+// gone fails the write (SIGPIPE is ignored while the node runs) and its end of file says so next.
 void say_to(const TurnTaker& taker, const std::string& line) {
   const std::string text = line + "\n";
-  if (write(taker.to_child, text.data(), text.size()) < 0) {
-    // the child is gone: its end of file says so next
+  std::size_t sent = 0;
+  while (sent < text.size()) {
+    const ssize_t n = write(taker.to_child, text.data() + sent, text.size() - sent);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    sent += static_cast<std::size_t>(n);
   }
 }
 
@@ -516,87 +527,156 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
   }
 }
 
-NodeResult run_node(const NodeRun& node) {
-  NodeResult result;
-  std::error_code error;
+// A node run under way: its folder, its children and their turns, and the parent's signal handling while it lasts.
+struct EarlyNode::State {
+  NodeRun node;
+  bool early = false;  // started before the rows were known: the filters go on the pipes (finish)
+  std::string dir, failure;
+  std::vector<Child> running, done;
+  std::vector<TurnTaker> takers;
+  std::map<int, std::vector<int>> measurers;
+  struct sigaction old_int {}, old_term{}, old_pipe{};
+  std::chrono::steady_clock::time_point start;
+  bool handlers = false, finished = false;
+
+  void restore_handlers() {
+    if (!handlers) return;
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGPIPE, &old_pipe, nullptr);
+    handlers = false;
+  }
+};
+
+namespace {
+
+// The Peer cases among the parent's rows, as one alternation ("" when none): a GPU's child measures its links with them.
+std::string peer_cases(const std::vector<std::string>& selected) {
+  std::set<std::string> cases;
+  for (const std::string& name : selected)
+    if (name.rfind("Peer/", 0) == 0) cases.insert(name.substr(0, name.find('/', 5)));
+  std::string joined;
+  for (const std::string& c : cases) joined += (joined.empty() ? "" : "|") + c;
+  return joined;
+}
+
+// GPU `gpu`'s filter: its own rows, then its links' Peer rows ("" when it has neither).
+std::string filter_of(const std::vector<std::string>& selected, int gpu, bool has_peers, const std::string& cases) {
+  std::string filter = exact_filter(rows_of_gpu(selected, gpu, false));
+  if (has_peers && !cases.empty()) filter += (filter.empty() ? "" : "|") + std::string("^(") + cases + ")/";
+  return filter;
+}
+
+// Starts the node's children: with `selected`, each GPU with rows gets a child and its filter; without (early), every
+// GPU gets one that waits for its filter. False (state.failure says why) when no folder can be made.
+bool start_children(EarlyNode::State& state, const std::vector<std::string>* selected) {
   char pattern[] = "/tmp/gpubench-node-XXXXXX";
   const char* made = mkdtemp(pattern);
   if (made == nullptr) {
-    result.message = "node run: no temporary folder";
-    return result;
+    state.failure = "node run: no temporary folder";
+    return false;
   }
-  const std::string dir = made;
+  state.dir = made;
+  state.early = selected == nullptr;
   g_signal = 0;
   struct sigaction action {
-  }, old_int{}, old_term{};
+  }, ignore{};
   action.sa_handler = remember;
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
-  const auto start = std::chrono::steady_clock::now();
-
-  std::vector<Child> running, done;
-  // The Peer cases the parent selected: each GPU's child measures the links link_measurers gives it, after its own
-  // rows (the Peer family runs last), taking turns on them (take_turns).
-  std::set<std::string> peer_cases;
-  for (const std::string& name : node.selected)
-    if (name.rfind("Peer/", 0) == 0) peer_cases.insert(name.substr(0, name.find('/', 5)));
-  std::string cases;
-  for (const std::string& c : peer_cases) cases += (cases.empty() ? "" : "|") + c;
-  const auto measurers =
-      node.gpus.size() > 1 && !cases.empty() ? link_measurers(node.gpus) : std::map<int, std::vector<int>>{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &action, &state.old_int);
+  sigaction(SIGTERM, &action, &state.old_term);
+  sigaction(SIGPIPE, &ignore, &state.old_pipe);
+  state.handlers = true;
+  state.start = std::chrono::steady_clock::now();
+  const NodeRun& node = state.node;
+  // Each GPU's child measures the links link_measurers gives it, after its own rows (the Peer family runs last),
+  // taking turns on them (take_turns). Started early, it is given them whatever is selected.
+  const std::string cases = selected ? peer_cases(*selected) : std::string();
+  if (node.gpus.size() > 1 && (state.early || !cases.empty())) state.measurers = link_measurers(node.gpus);
   std::fprintf(stderr,
                "gpubench: node: %zu GPUs at once (one process each), each then measuring its share of the "
                "NVLink pairs, taking turns\n",
                node.gpus.size());
-  std::vector<TurnTaker> takers;
-  running.reserve(node.gpus.size());  // the takers point at their children
+  state.running.reserve(node.gpus.size());  // the takers point at their children
   for (int gpu : node.gpus) {
-    const std::vector<std::string> own = rows_of_gpu(node.selected, gpu, false);
-    const auto links = measurers.find(gpu);
+    const auto links = state.measurers.find(gpu);
     std::string peers;
-    if (links != measurers.end())
+    if (links != state.measurers.end())
       for (int peer : links->second) peers += (peers.empty() ? "" : ",") + std::to_string(peer);
-    std::string filter = exact_filter(own);
-    if (!peers.empty()) filter += (filter.empty() ? "" : "|") + std::string("^(") + cases + ")/";
-    if (filter.empty()) continue;
+    const std::string filter = selected ? filter_of(*selected, gpu, !peers.empty(), cases) : std::string();
+    if (selected && filter.empty()) continue;
     int ends[4];
     const bool piped = turn_pipes(ends);
-    running.push_back(spawn(node, gpu, filter, peers, dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr));
+    if (!piped && state.early) {
+      Child child;
+      child.gpu = gpu;
+      child.what = "gpu" + std::to_string(gpu);
+      child.failure = "could not be started: no pipe for its turns";
+      state.running.push_back(child);
+      continue;
+    }
+    state.running.push_back(
+        spawn(node, gpu, filter, peers, state.dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr));
     if (!piped) continue;
     close(ends[0]);
     close(ends[1]);
     TurnTaker taker;
     taker.gpu = gpu;
-    if (links != measurers.end()) taker.peers = links->second;
-    taker.child = &running.back();
+    if (links != state.measurers.end()) taker.peers = links->second;
+    taker.child = &state.running.back();
     taker.from_child = ends[2];
     taker.to_child = ends[3];
-    if (running.back().pid <= 0) taker.state = TurnTaker::State::kEnded;
-    takers.push_back(taker);
+    if (state.running.back().pid <= 0) taker.state = TurnTaker::State::kEnded;
+    state.takers.push_back(taker);
   }
+  return true;
+}
+
+// Started early: each child's filter, or "none" to a GPU none of whose rows was selected.
+void send_filters(EarlyNode::State& state, const std::vector<std::string>& selected) {
+  const std::string cases = peer_cases(selected);
+  for (TurnTaker& t : state.takers) {
+    if (t.state == TurnTaker::State::kEnded) continue;
+    const std::string filter = filter_of(selected, t.gpu, !t.peers.empty(), cases);
+    if (filter.empty()) {
+      t.child->has_rows = false;
+      t.peers.clear();
+      say_to(t, "none");
+    } else {
+      say_to(t, "filter " + filter);
+    }
+  }
+}
+
+// The children's turns, their ends, the host rows' child and the merged report.
+NodeResult finish_node(EarlyNode::State& state, const std::vector<std::string>& selected) {
+  NodeResult result;
+  const NodeRun& node = state.node;
   RoundOf rounds;
   const auto schedule = round_robin(node.gpus);
   for (std::size_t r = 0; r < schedule.size(); ++r)
     for (const auto& pair : schedule[r]) rounds[pair] = static_cast<int>(r);
-  take_turns(takers, rounds);
-  say_timeline(takers);
-  for (const TurnTaker& t : takers) {
+  take_turns(state.takers, rounds);
+  say_timeline(state.takers);
+  for (const TurnTaker& t : state.takers) {
     close(t.from_child);
     close(t.to_child);
   }
-  wait_all(running, done);
-  std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(start).c_str());
+  state.takers.clear();
+  wait_all(state.running, state.done);
+  std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(state.start).c_str());
   std::vector<std::string> host;
-  for (const std::string& name : host_only(node.selected))
+  for (const std::string& name : host_only(selected))
     if (name.find("/gpu:") == std::string::npos) host.push_back(name);
   if (!host.empty() && g_signal == 0) {
-    running.push_back(spawn(node, -1, exact_filter(host), "", dir, "host"));
-    wait_all(running, done);
+    state.running.push_back(spawn(node, -1, exact_filter(host), "", state.dir, "host"));
+    wait_all(state.running, state.done);
   }
 
   nlohmann::ordered_json merged;
   std::set<int> seen;
-  for (const Child& child : done) {
+  for (const Child& child : state.done) {
+    if (!child.has_rows) continue;
     std::ifstream in(child.json);
     if (!in) {
       std::fprintf(stderr, "gpubench: node: %s wrote no report (see its log: %s)\n", child.what.c_str(),
@@ -611,7 +691,7 @@ NodeResult run_node(const NodeRun& node) {
     merge_child(merged, report, child.gpu, seen.insert(child.gpu).second);
   }
   if (!merged.contains("context")) {
-    result.message = "node run: no child wrote a report (logs in " + dir + ")";
+    result.message = "node run: no child wrote a report (logs in " + state.dir + ")";
     return result;
   }
   std::string listed;
@@ -632,14 +712,64 @@ NodeResult run_node(const NodeRun& node) {
     result.message = "node run: could not write " + node.out;
     return result;
   }
-  std::filesystem::remove_all(dir, error);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  std::error_code error;
+  std::filesystem::remove_all(state.dir, error);
+  state.restore_handlers();
   result.signal = g_signal;
   result.ok = true;
   std::fprintf(stderr, "gpubench: node: %d rows of %zu GPUs in %s\n", result.rows, node.gpus.size(),
-               elapsed(start).c_str());
+               elapsed(state.start).c_str());
   return result;
+}
+
+NodeResult failed(const std::string& why) {
+  NodeResult result;
+  result.message = why;
+  return result;
+}
+
+}  // namespace
+
+NodeResult run_node(const NodeRun& node) {
+  EarlyNode::State state;
+  state.node = node;
+  if (!start_children(state, &node.selected)) return failed(state.failure);
+  state.finished = true;
+  const NodeResult result = finish_node(state, node.selected);
+  state.restore_handlers();
+  return result;
+}
+
+EarlyNode::EarlyNode(const NodeRun& node) : state_(std::make_unique<State>()) {
+  state_->node = node;
+  state_->node.selected.clear();
+  if (!start_children(*state_, nullptr)) state_->finished = true;
+}
+
+const std::vector<int>& EarlyNode::gpus() const { return state_->node.gpus; }
+
+NodeResult EarlyNode::finish(const std::vector<std::string>& selected) {
+  if (state_->finished) return failed(state_->failure.empty() ? "node run: finished before" : state_->failure);
+  state_->finished = true;
+  send_filters(*state_, selected);
+  const NodeResult result = finish_node(*state_, selected);
+  state_->restore_handlers();
+  return result;
+}
+
+EarlyNode::~EarlyNode() {
+  if (!state_->finished) {
+    for (TurnTaker& t : state_->takers) {
+      t.child->has_rows = false;
+      say_to(t, "none");
+      close(t.from_child);
+      close(t.to_child);
+    }
+    wait_all(state_->running, state_->done, /*quiet=*/true);
+    std::error_code error;
+    if (!state_->dir.empty()) std::filesystem::remove_all(state_->dir, error);
+  }
+  state_->restore_handlers();
 }
 
 }  // namespace gpubench::app

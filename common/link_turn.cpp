@@ -94,6 +94,22 @@ void start_peer_contexts(int own, const std::vector<int>& peers) {
   });
 }
 
+std::optional<std::string> node_filter(std::string& why, double wait_seconds) {
+  why.clear();
+  if (pipes().from_parent < 0) {
+    why = std::string(kNodeFilterVariable) + " is set without the node's pipes (" + kNodeTurnsVariable + ")";
+    return std::nullopt;
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(wait_seconds));
+  const std::string heard = hear(until);
+  if (heard.rfind("filter ", 0) == 0) return heard.substr(7);
+  if (heard != "none")
+    why = heard.empty() ? "the node run's parent is gone before it sent the rows"
+                        : "no rows from the node run's parent (" + heard + ")";
+  return std::nullopt;
+}
+
 void node_ready(const std::vector<int>& peers, double wait_seconds) {
   if (pipes().to_parent < 0) return;
   const auto began = std::chrono::steady_clock::now();
