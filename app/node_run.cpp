@@ -318,13 +318,31 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
 // Runs the GPUs' children to their end: starts their rows together once each has said it is ready, and answers their
 // turns on the links: a turn on a peer is given when the asking GPU and the peer are both idle (their own rows done, no
 // other turn on them), so every link is measured with both its GPUs quiet and pairs of other GPUs at the same time.
-void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
+// A link's turns, for the node's timeline: the first given and the last ended (seconds after the children's start),
+// how many and how long they were held.
+struct LinkSpan {
+  double first_go = -1, last_end = -1, held = 0;
+  int turns = 0;
+};
+using LinkSpans = std::map<std::pair<int, int>, LinkSpan>;  // by measurer and peer
+
+void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, std::chrono::steady_clock::time_point start,
+                LinkSpans& spans) {
   std::set<int> used;  // GPUs a turn holds: the holder's and its peer
   long long order = 0;
   bool started = false;  // every child said it was ready, and was told to start
-  const auto start = std::chrono::steady_clock::now();
+  std::map<const TurnTaker*, double> given_at;
+  const auto turn_over = [&](const TurnTaker& t) {
+    const auto found = given_at.find(&t);
+    if (found == given_at.end()) return;
+    LinkSpan& span = spans[{t.gpu, t.peer}];
+    span.last_end = seconds_since(start);
+    span.held += span.last_end - found->second;
+    given_at.erase(found);
+  };
   const auto ended = [&](TurnTaker& t) {
     if (t.state == TurnTaker::State::kHolding) {
+      turn_over(t);
       used.erase(t.peer);
       used.erase(t.gpu);
     }
@@ -367,7 +385,10 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
       }
       t.partial.append(buffer, static_cast<std::size_t>(n));
       for (std::size_t end; (end = t.partial.find('\n')) != std::string::npos; t.partial.erase(0, end + 1)) {
-        if (t.state == TurnTaker::State::kHolding) used.erase(t.gpu);
+        if (t.state == TurnTaker::State::kHolding) {
+          turn_over(t);
+          used.erase(t.gpu);
+        }
         heard(t, t.partial.substr(0, end), used, order, rounds, start);
       }
       if (t.state == TurnTaker::State::kWaiting && t.peer != t.kept_peer)
@@ -418,6 +439,11 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds) {
       if (t->next_peer < t->peers.size() && t->peers[t->next_peer] == t->peer) t->next_peer_begun = true;
       used.insert(t->gpu);
       used.insert(t->peer);
+      const double now_s = seconds_since(start);
+      given_at[t] = now_s;
+      LinkSpan& span = spans[{t->gpu, t->peer}];
+      if (span.first_go < 0) span.first_go = now_s;
+      ++span.turns;
       say_to(*t, "go " + t->sequence);
     }
   }
@@ -448,6 +474,22 @@ void say_timeline(const std::vector<TurnTaker>& takers) {
                span(&TurnTaker::ready_s).c_str(), span(&TurnTaker::contexts_s).c_str(),
                span(&TurnTaker::contexts_awaited_s).c_str(), span(&TurnTaker::own_done_s).c_str(),
                span(&TurnTaker::ended_s).c_str());
+}
+
+// Each link's turns in the order they began: "3>0 8.41-8.80 s (4 turns, held 0.33 s)", measurer > peer.
+void say_links(const LinkSpans& spans) {
+  if (spans.empty()) return;
+  std::vector<std::pair<std::pair<int, int>, LinkSpan>> ordered(spans.begin(), spans.end());
+  std::sort(ordered.begin(), ordered.end(),
+            [](const auto& a, const auto& b) { return a.second.first_go < b.second.first_go; });
+  std::string text;
+  for (const auto& [link, span] : ordered) {
+    char one[128];
+    std::snprintf(one, sizeof one, "%s%d>%d %.2f-%.2f s (%d turns, held %.2f s)", text.empty() ? "" : "; ", link.first,
+                  link.second, span.first_go, span.last_end, span.turns, span.held);
+    text += one;
+  }
+  std::fprintf(stderr, "gpubench: node: links after the children's start: %s\n", text.c_str());
 }
 
 bool is_device_key(const std::string& key) {
@@ -656,8 +698,10 @@ NodeResult finish_node(EarlyNode::State& state, const std::vector<std::string>& 
   const auto schedule = round_robin(node.gpus);
   for (std::size_t r = 0; r < schedule.size(); ++r)
     for (const auto& pair : schedule[r]) rounds[pair] = static_cast<int>(r);
-  take_turns(state.takers, rounds);
+  LinkSpans spans;
+  take_turns(state.takers, rounds, state.start, spans);
   say_timeline(state.takers);
+  say_links(spans);
   for (const TurnTaker& t : state.takers) {
     close(t.from_child);
     close(t.to_child);

@@ -81,10 +81,18 @@ PeerContexts& peer_contexts() {
   return contexts;
 }
 
-}  // namespace
+// GPUBENCH_NODE_PEER_CONTEXTS=during: the peers' contexts are made while the rows run, not before the node's start
+// (four children's contexts are made one after the other by the driver: .ci/device-probe-setup).
+bool contexts_during_rows() {
+  static const bool during = [] {
+    const char* asked = std::getenv("GPUBENCH_NODE_PEER_CONTEXTS");
+    return asked != nullptr && std::string(asked) == "during";
+  }();
+  return during;
+}
 
-void start_peer_contexts(int own, const std::vector<int>& peers) {
-  if (pipes().to_parent < 0 || peer_contexts().maker.joinable()) return;
+void make_peer_contexts(int own, const std::vector<int>& peers) {
+  if (peer_contexts().maker.joinable()) return;
   peer_contexts().maker = std::thread([own, peers] {
     const auto began = std::chrono::steady_clock::now();
     for (int peer : peers)  // the current device is this thread's own: the main thread's is left alone
@@ -92,6 +100,13 @@ void start_peer_contexts(int own, const std::vector<int>& peers) {
     cudaGetLastError();  // a peer that could not be opened is the Peer rows' to say
     peer_contexts().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   });
+}
+
+}  // namespace
+
+void start_peer_contexts(int own, const std::vector<int>& peers) {
+  if (pipes().to_parent < 0 || contexts_during_rows()) return;
+  make_peer_contexts(own, peers);
 }
 
 std::optional<std::string> node_filter(std::string& why, double wait_seconds) {
@@ -113,8 +128,10 @@ std::optional<std::string> node_filter(std::string& why, double wait_seconds) {
 void node_ready(const std::vector<int>& peers, double wait_seconds) {
   if (pipes().to_parent < 0) return;
   const auto began = std::chrono::steady_clock::now();
-  start_peer_contexts(GpuSession::selected_device(), peers);  // unless started at the process's start
-  if (peer_contexts().maker.joinable()) peer_contexts().maker.join();
+  if (!contexts_during_rows()) {
+    start_peer_contexts(GpuSession::selected_device(), peers);  // unless started at the process's start
+    if (peer_contexts().maker.joinable()) peer_contexts().maker.join();
+  }
   char seconds[64];  // the contexts' time, and how long they were still awaited here, for the node's timeline
   std::snprintf(seconds, sizeof seconds, "%.3f %.3f", peer_contexts().seconds,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
@@ -123,6 +140,7 @@ void node_ready(const std::vector<int>& peers, double wait_seconds) {
                                                             std::chrono::duration<double>(wait_seconds));
   for (std::string heard = hear(until); heard.rfind("go ", 0) == 0; heard = hear(until)) {
   }  // "start", or no parent, a timeout or an interrupt: the rows go on
+  if (contexts_during_rows()) make_peer_contexts(GpuSession::selected_device(), peers);
 }
 
 LinkTurn::LinkTurn(int peer, double wait_seconds) {

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -180,16 +179,6 @@ std::optional<int> driver_gpu_count() {
   if (ok) return static_cast<int>(count);
 #endif
   return std::nullopt;
-}
-
-std::optional<int> driver_gpus_listed(const std::string& folder) {
-  std::error_code error;
-  std::filesystem::directory_iterator entries(folder, error);
-  if (error) return std::nullopt;
-  int count = 0;
-  for (const auto& entry : entries)
-    if (entry.is_directory(error)) ++count;
-  return count;
 }
 
 }  // namespace gpubench::detail

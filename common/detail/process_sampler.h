@@ -50,8 +50,4 @@ std::string describe_seen(const std::vector<SeenProcess>& seen, const std::vecto
 // the driver lists and CUDA does not open is a GPU the node has lost.
 std::optional<int> driver_gpu_count();
 
-// The GPUs the kernel driver has bound, from /proc/driver/nvidia/gpus (no library loaded, a few microseconds), or
-// nothing where that folder is not there.
-std::optional<int> driver_gpus_listed(const std::string& folder = "/proc/driver/nvidia/gpus");
-
 }  // namespace gpubench::detail
