@@ -33,7 +33,6 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -403,39 +402,26 @@ void mark_setup(const char* step) {
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - g_main_started).count());
 }
 
-// What a node's children are given: this binary, the run's flags less device, output, filter, card and verdict.
-gpubench::app::NodeRun node_run_of(const gpubench::Options& options, const std::vector<int>& devices,
-                                   const char* argv0, const std::vector<std::string>& original) {
-  char self[4096] = {};
-  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  gpubench::app::NodeRun node;
-  node.gpus = devices;
-  node.binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
-  node.out = options.out;
-  for (const std::string& arg : rerun_args(original))
-    if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
-  return node;
-}
-
-bool serial_asked() {
-  const char* node_mode = std::getenv("GPUBENCH_NODE");
-  return node_mode != nullptr && std::string(node_mode) == "serial";
-}
-
 // Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, each then its share of the
-// NVLink pairs, taking turns; the merged report then gets its card and verdict as any run's. `early`: the children,
-// started before the rows were selected.
+// NVLink pairs, taking turns;
+// the merged report then gets its card and verdict as any run's.
 int run_as_node(const gpubench::Options& options, const std::vector<int>& devices,
-                const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original,
-                std::unique_ptr<gpubench::app::EarlyNode> early) {
+                const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original) {
   if (options.out.empty() || options.out_format != "json") {
     std::fprintf(stderr,
                  "gpubench: a run over several GPUs writes one report of the node: add --benchmark_out=FILE "
                  "(JSON), or GPUBENCH_NODE=serial to run them one after the other in this process\n");
     return 2;
   }
-  gpubench::app::NodeRun node = node_run_of(options, devices, argv0, original);
+  char self[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  gpubench::app::NodeRun node;
+  node.gpus = devices;
   node.selected = selected;
+  node.binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
+  node.out = options.out;
+  for (const std::string& arg : rerun_args(original))
+    if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
   if (options.deadline_s > 0) start_deadline(options.deadline_s);
   mark_setup("the rest");
   std::string steps;
@@ -448,7 +434,7 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
   }
   std::fprintf(stderr, "gpubench: node: the parent's set-up over %zu GPUs took %.2f s: %s\n", devices.size(), before,
                steps.c_str());
-  const gpubench::app::NodeResult result = early ? early->finish(selected) : gpubench::app::run_node(node);
+  const gpubench::app::NodeResult result = gpubench::app::run_node(node);
   g_rows_over.store(true);
   if (options.deadline_s > 0) note_deadline_in(options.out, options.deadline_s);
   if (!result.ok) {
@@ -483,7 +469,7 @@ int main(int argc, char** argv) {
     gpubench::set_planned_chip(&plan->shape);
   }
   if (!plan && !options.list_only && !options.help) {
-    // A lost GPU is the node's fault whatever the others measure: said before any row runs.
+    // A lost GPU is the node's fault whatever the others measure: said before anything runs.
     if (const std::string missing = missing_gpus(options, gpu_count()); !missing.empty()) {
       if (!options.verdict) {
         std::fprintf(stderr, "gpubench: warning: GPUs missing: %s\n", missing.c_str());
@@ -501,7 +487,8 @@ int main(int argc, char** argv) {
       plan ? std::vector<int>{0} : options.devices.resolve(options.devices.all ? gpu_count() : 0);
   const bool several_devices = devices.size() > 1;
   // Several GPUs run as a node (a process each, at once), unless GPUBENCH_NODE=serial asks for one process.
-  const bool node_run = several_devices && !plan && !serial_asked();
+  const char* node_mode = std::getenv("GPUBENCH_NODE");
+  const bool node_run = several_devices && !plan && !(node_mode != nullptr && std::string(node_mode) == "serial");
   // A stopping rule per row (docs/results/2026-11-26-precision), unless --benchmark_min_time asks for fixed effort.
   gpubench::detail::StoppingRule rule;
   if (!options.min_time_given) {
@@ -512,13 +499,6 @@ int main(int argc, char** argv) {
   // A node's child: its peers' contexts are made while it opens its own GPU (link_turn.h).
   if (devices.size() == 1 && !options.peers.empty()) gpubench::start_peer_contexts(devices.front(), options.peers);
   mark_setup("CUDA and the driver's GPUs");
-  // A node's children start now, while this process registers and selects the rows: its CUDA, already up, makes
-  // theirs start in about half the time (0.4 against 1.2 s, four processes on four H200s: .ci/device-probe-setup).
-  std::unique_ptr<gpubench::app::EarlyNode> early;
-  if (node_run && !options.list_only && !options.help && !options.out.empty() && options.out_format == "json") {
-    early = std::make_unique<gpubench::app::EarlyNode>(node_run_of(options, devices, argv[0], original_args));
-    mark_setup("the children's start");
-  }
   try {
     // With fixed effort, the quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.
     gpubench::register_families(preset, devices, quick_times ? 0.02 : 0.0, plan ? &plan->shape : nullptr);
@@ -526,26 +506,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: %s\n", e.what());
     return 2;
-  }
-  // A node's child started early: its GPU opens while the parent selects its rows, then its filter comes.
-  std::vector<std::string> with_filter;
-  std::vector<char*> with_filter_argv;
-  if (std::getenv(gpubench::kNodeFilterVariable) != nullptr && devices.size() == 1) {
-    gpubench::GpuSession::select_device(devices.front());
-    gpubench::GpuSession::unavailable_reason();  // an error is said when the run opens the GPU
-    std::string why;
-    const std::optional<std::string> filter = gpubench::node_filter(why);
-    if (!filter) {
-      if (why.empty()) return 0;  // no row of this GPU was selected
-      std::fprintf(stderr, "gpubench: node: %s\n", why.c_str());
-      return 1;
-    }
-    with_filter.assign(argv, argv + argc);
-    with_filter.push_back("--benchmark_filter=" + *filter);
-    for (std::string& arg : with_filter) with_filter_argv.push_back(arg.data());
-    with_filter_argv.push_back(nullptr);
-    argc = static_cast<int>(with_filter.size());
-    argv = with_filter_argv.data();
   }
 
   // Asked before the real initialization (listing initializes Google Benchmark in list mode).
@@ -579,7 +539,7 @@ int main(int argc, char** argv) {
   if (plan) {
     add_plan_context(*plan);
   } else if (several_devices && node_run) {
-    return run_as_node(options, devices, selected, argv[0], original_args, std::move(early));
+    return run_as_node(options, devices, selected, argv[0], original_args);
   } else if (several_devices) {
     if (!describe_devices(devices)) return 1;
   } else if (std::string others; !open_the_gpu(devices.front(), all.size(), selected, others)) {

@@ -50,7 +50,6 @@ struct Child {
   std::string json, log, what, failure;
   bool reaped = false;  // its status is in `status` (take_turns saw it end)
   int status = 0;
-  bool has_rows = true;  // false: started early, then told that no row of its GPU was selected
 };
 
 // Blocks SIGINT and SIGTERM for its scope (the spawn and the pid's registration).
@@ -93,7 +92,6 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 // The child's ends of its two turn pipes (link_turn.h), placed at these descriptors in the child.
 constexpr int kTurnsToParent = 3, kTurnsFromParent = 4;
 
-// An empty `filter` with `turn_ends`: the child waits for its filter on the turn pipe (EarlyNode).
 Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::string& peers, const std::string& dir,
             const std::string& name, const int* turn_ends = nullptr) {
   Child child;
@@ -105,8 +103,7 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   argv.insert(argv.end(), node.args.begin(), node.args.end());
   argv.push_back("--gpubench_device=" + std::to_string(gpu < 0 ? node.gpus.front() : gpu));
   if (!peers.empty()) argv.push_back("--gpubench_peers=" + peers);
-  const bool filter_by_pipe = filter.empty() && turn_ends != nullptr;
-  if (!filter_by_pipe) argv.push_back("--benchmark_filter=" + filter);
+  argv.push_back("--benchmark_filter=" + filter);
   argv.push_back("--benchmark_out=" + child.json);
   argv.push_back("--benchmark_out_format=json");
   argv.push_back("--gpubench_card=none");
@@ -114,7 +111,6 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   if (turn_ends != nullptr)
     env.push_back(std::string(kNodeTurnsVariable) + "=" + std::to_string(kTurnsToParent) + "," +
                   std::to_string(kTurnsFromParent));
-  if (filter_by_pipe) env.push_back(std::string(kNodeFilterVariable) + "=pipe");
   std::vector<char*> args = pointers(argv), envp = pointers(env);
 
   posix_spawn_file_actions_t files;
@@ -175,10 +171,10 @@ std::string last_line(const std::string& path, const std::string& prefix) {
 }
 
 // Waits for every child (only its own pid: never another's); says each one's closing line, or how it ended.
-void wait_all(std::vector<Child>& children, std::vector<Child>& done, bool quiet = false) {
+void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
   for (Child& child : children) {
     if (child.pid <= 0) {
-      if (!quiet) std::fprintf(stderr, "gpubench: node: %s %s\n", child.what.c_str(), child.failure.c_str());
+      std::fprintf(stderr, "gpubench: node: %s %s\n", child.what.c_str(), child.failure.c_str());
       done.push_back(child);
       continue;
     }
@@ -187,8 +183,7 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done, bool quiet
     }
     std::string closing = WIFSIGNALED(status) ? std::string() : last_line(child.log, "gpubench: ");
     if (closing.empty()) closing = ending(status);
-    if (!child.has_rows && WIFEXITED(status) && WEXITSTATUS(status) == 0) closing = "no row of its GPU was selected";
-    if (!quiet) std::fprintf(stderr, "gpubench: node: %s: %s\n", child.what.c_str(), closing.c_str());
+    std::fprintf(stderr, "gpubench: node: %s: %s\n", child.what.c_str(), closing.c_str());
     done.push_back(child);
   }
   children.clear();
@@ -244,8 +239,7 @@ bool turn_pipes(int (&ends)[4]) {
   return true;
 }
 
-// A line to a child, however long (a filter of many rows fills the pipe until the child reads it); a child that is
-// gone fails the write (SIGPIPE is ignored while the node runs) and its end of file says so next.
+// A child that is gone fails the write (SIGPIPE is ignored while the node runs); its end of file says so next.
 void say_to(const TurnTaker& taker, const std::string& line) {
   const std::string text = line + "\n";
   std::size_t sent = 0;
@@ -326,11 +320,11 @@ struct LinkSpan {
 };
 using LinkSpans = std::map<std::pair<int, int>, LinkSpan>;  // by measurer and peer
 
-void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, std::chrono::steady_clock::time_point start,
-                LinkSpans& spans) {
+void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans& spans) {
   std::set<int> used;  // GPUs a turn holds: the holder's and its peer
   long long order = 0;
   bool started = false;  // every child said it was ready, and was told to start
+  const auto start = std::chrono::steady_clock::now();
   std::map<const TurnTaker*, double> given_at;
   const auto turn_over = [&](const TurnTaker& t) {
     const auto found = given_at.find(&t);
@@ -509,6 +503,31 @@ std::string elapsed(std::chrono::steady_clock::time_point since) {
   return text;
 }
 
+// The parent's signals while its children run, restored however run_node returns: SIGINT and SIGTERM passed on to
+// them (remember), SIGPIPE ignored (a child gone: say_to's write fails instead of ending the parent).
+class NodeSignals {
+ public:
+  NodeSignals() {
+    struct sigaction action {
+    }, ignore{};
+    action.sa_handler = remember;
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+    sigaction(SIGPIPE, &ignore, &old_pipe_);
+  }
+  ~NodeSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGPIPE, &old_pipe_, nullptr);
+  }
+  NodeSignals(const NodeSignals&) = delete;
+  NodeSignals& operator=(const NodeSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_{}, old_pipe_{};
+};
+
 }  // namespace
 
 std::vector<std::string> rows_of_gpu(const std::vector<std::string>& selected, int gpu, bool peer) {
@@ -569,158 +588,85 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
   }
 }
 
-// A node run under way: its folder, its children and their turns, and the parent's signal handling while it lasts.
-struct EarlyNode::State {
-  NodeRun node;
-  bool early = false;  // started before the rows were known: the filters go on the pipes (finish)
-  std::string dir, failure;
-  std::vector<Child> running, done;
-  std::vector<TurnTaker> takers;
-  std::map<int, std::vector<int>> measurers;
-  struct sigaction old_int {}, old_term{}, old_pipe{};
-  std::chrono::steady_clock::time_point start;
-  bool handlers = false, finished = false;
-
-  void restore_handlers() {
-    if (!handlers) return;
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGPIPE, &old_pipe, nullptr);
-    handlers = false;
-  }
-};
-
-namespace {
-
-// The Peer cases among the parent's rows, as one alternation ("" when none): a GPU's child measures its links with them.
-std::string peer_cases(const std::vector<std::string>& selected) {
-  std::set<std::string> cases;
-  for (const std::string& name : selected)
-    if (name.rfind("Peer/", 0) == 0) cases.insert(name.substr(0, name.find('/', 5)));
-  std::string joined;
-  for (const std::string& c : cases) joined += (joined.empty() ? "" : "|") + c;
-  return joined;
-}
-
-// GPU `gpu`'s filter: its own rows, then its links' Peer rows ("" when it has neither).
-std::string filter_of(const std::vector<std::string>& selected, int gpu, bool has_peers, const std::string& cases) {
-  std::string filter = exact_filter(rows_of_gpu(selected, gpu, false));
-  if (has_peers && !cases.empty()) filter += (filter.empty() ? "" : "|") + std::string("^(") + cases + ")/";
-  return filter;
-}
-
-// Starts the node's children: with `selected`, each GPU with rows gets a child and its filter; without (early), every
-// GPU gets one that waits for its filter. False (state.failure says why) when no folder can be made.
-bool start_children(EarlyNode::State& state, const std::vector<std::string>* selected) {
+NodeResult run_node(const NodeRun& node) {
+  NodeResult result;
+  std::error_code error;
   char pattern[] = "/tmp/gpubench-node-XXXXXX";
   const char* made = mkdtemp(pattern);
   if (made == nullptr) {
-    state.failure = "node run: no temporary folder";
-    return false;
+    result.message = "node run: no temporary folder";
+    return result;
   }
-  state.dir = made;
-  state.early = selected == nullptr;
+  const std::string dir = made;
   g_signal = 0;
-  struct sigaction action {
-  }, ignore{};
-  action.sa_handler = remember;
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &action, &state.old_int);
-  sigaction(SIGTERM, &action, &state.old_term);
-  sigaction(SIGPIPE, &ignore, &state.old_pipe);
-  state.handlers = true;
-  state.start = std::chrono::steady_clock::now();
-  const NodeRun& node = state.node;
-  // Each GPU's child measures the links link_measurers gives it, after its own rows (the Peer family runs last),
-  // taking turns on them (take_turns). Started early, it is given them whatever is selected.
-  const std::string cases = selected ? peer_cases(*selected) : std::string();
-  if (node.gpus.size() > 1 && (state.early || !cases.empty())) state.measurers = link_measurers(node.gpus);
+  const NodeSignals signals;
+  const auto start = std::chrono::steady_clock::now();
+
+  std::vector<Child> running, done;
+  // The Peer cases the parent selected: each GPU's child measures the links link_measurers gives it, after its own
+  // rows (the Peer family runs last), taking turns on them (take_turns).
+  std::set<std::string> peer_cases;
+  for (const std::string& name : node.selected)
+    if (name.rfind("Peer/", 0) == 0) peer_cases.insert(name.substr(0, name.find('/', 5)));
+  std::string cases;
+  for (const std::string& c : peer_cases) cases += (cases.empty() ? "" : "|") + c;
+  const auto measurers =
+      node.gpus.size() > 1 && !cases.empty() ? link_measurers(node.gpus) : std::map<int, std::vector<int>>{};
   std::fprintf(stderr,
                "gpubench: node: %zu GPUs at once (one process each), each then measuring its share of the "
                "NVLink pairs, taking turns\n",
                node.gpus.size());
-  state.running.reserve(node.gpus.size());  // the takers point at their children
+  std::vector<TurnTaker> takers;
+  running.reserve(node.gpus.size());  // the takers point at their children
   for (int gpu : node.gpus) {
-    const auto links = state.measurers.find(gpu);
+    const std::vector<std::string> own = rows_of_gpu(node.selected, gpu, false);
+    const auto links = measurers.find(gpu);
     std::string peers;
-    if (links != state.measurers.end())
+    if (links != measurers.end())
       for (int peer : links->second) peers += (peers.empty() ? "" : ",") + std::to_string(peer);
-    const std::string filter = selected ? filter_of(*selected, gpu, !peers.empty(), cases) : std::string();
-    if (selected && filter.empty()) continue;
+    std::string filter = exact_filter(own);
+    if (!peers.empty()) filter += (filter.empty() ? "" : "|") + std::string("^(") + cases + ")/";
+    if (filter.empty()) continue;
     int ends[4];
     const bool piped = turn_pipes(ends);
-    if (!piped && state.early) {
-      Child child;
-      child.gpu = gpu;
-      child.what = "gpu" + std::to_string(gpu);
-      child.failure = "could not be started: no pipe for its turns";
-      state.running.push_back(child);
-      continue;
-    }
-    state.running.push_back(
-        spawn(node, gpu, filter, peers, state.dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr));
+    running.push_back(spawn(node, gpu, filter, peers, dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr));
     if (!piped) continue;
     close(ends[0]);
     close(ends[1]);
     TurnTaker taker;
     taker.gpu = gpu;
-    if (links != state.measurers.end()) taker.peers = links->second;
-    taker.child = &state.running.back();
+    if (links != measurers.end()) taker.peers = links->second;
+    taker.child = &running.back();
     taker.from_child = ends[2];
     taker.to_child = ends[3];
-    if (state.running.back().pid <= 0) taker.state = TurnTaker::State::kEnded;
-    state.takers.push_back(taker);
+    if (running.back().pid <= 0) taker.state = TurnTaker::State::kEnded;
+    takers.push_back(taker);
   }
-  return true;
-}
-
-// Started early: each child's filter, or "none" to a GPU none of whose rows was selected.
-void send_filters(EarlyNode::State& state, const std::vector<std::string>& selected) {
-  const std::string cases = peer_cases(selected);
-  for (TurnTaker& t : state.takers) {
-    if (t.state == TurnTaker::State::kEnded) continue;
-    const std::string filter = filter_of(selected, t.gpu, !t.peers.empty(), cases);
-    if (filter.empty()) {
-      t.child->has_rows = false;
-      t.peers.clear();
-      say_to(t, "none");
-    } else {
-      say_to(t, "filter " + filter);
-    }
-  }
-}
-
-// The children's turns, their ends, the host rows' child and the merged report.
-NodeResult finish_node(EarlyNode::State& state, const std::vector<std::string>& selected) {
-  NodeResult result;
-  const NodeRun& node = state.node;
   RoundOf rounds;
   const auto schedule = round_robin(node.gpus);
   for (std::size_t r = 0; r < schedule.size(); ++r)
     for (const auto& pair : schedule[r]) rounds[pair] = static_cast<int>(r);
   LinkSpans spans;
-  take_turns(state.takers, rounds, state.start, spans);
-  say_timeline(state.takers);
+  take_turns(takers, rounds, spans);
+  say_timeline(takers);
   say_links(spans);
-  for (const TurnTaker& t : state.takers) {
+  for (const TurnTaker& t : takers) {
     close(t.from_child);
     close(t.to_child);
   }
-  state.takers.clear();
-  wait_all(state.running, state.done);
-  std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(state.start).c_str());
+  wait_all(running, done);
+  std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(start).c_str());
   std::vector<std::string> host;
-  for (const std::string& name : host_only(selected))
+  for (const std::string& name : host_only(node.selected))
     if (name.find("/gpu:") == std::string::npos) host.push_back(name);
   if (!host.empty() && g_signal == 0) {
-    state.running.push_back(spawn(node, -1, exact_filter(host), "", state.dir, "host"));
-    wait_all(state.running, state.done);
+    running.push_back(spawn(node, -1, exact_filter(host), "", dir, "host"));
+    wait_all(running, done);
   }
 
   nlohmann::ordered_json merged;
   std::set<int> seen;
-  for (const Child& child : state.done) {
-    if (!child.has_rows) continue;
+  for (const Child& child : done) {
     std::ifstream in(child.json);
     if (!in) {
       std::fprintf(stderr, "gpubench: node: %s wrote no report (see its log: %s)\n", child.what.c_str(),
@@ -735,7 +681,7 @@ NodeResult finish_node(EarlyNode::State& state, const std::vector<std::string>& 
     merge_child(merged, report, child.gpu, seen.insert(child.gpu).second);
   }
   if (!merged.contains("context")) {
-    result.message = "node run: no child wrote a report (logs in " + state.dir + ")";
+    result.message = "node run: no child wrote a report (logs in " + dir + ")";
     return result;
   }
   std::string listed;
@@ -756,64 +702,12 @@ NodeResult finish_node(EarlyNode::State& state, const std::vector<std::string>& 
     result.message = "node run: could not write " + node.out;
     return result;
   }
-  std::error_code error;
-  std::filesystem::remove_all(state.dir, error);
-  state.restore_handlers();
+  std::filesystem::remove_all(dir, error);
   result.signal = g_signal;
   result.ok = true;
   std::fprintf(stderr, "gpubench: node: %d rows of %zu GPUs in %s\n", result.rows, node.gpus.size(),
-               elapsed(state.start).c_str());
+               elapsed(start).c_str());
   return result;
-}
-
-NodeResult failed(const std::string& why) {
-  NodeResult result;
-  result.message = why;
-  return result;
-}
-
-}  // namespace
-
-NodeResult run_node(const NodeRun& node) {
-  EarlyNode::State state;
-  state.node = node;
-  if (!start_children(state, &node.selected)) return failed(state.failure);
-  state.finished = true;
-  const NodeResult result = finish_node(state, node.selected);
-  state.restore_handlers();
-  return result;
-}
-
-EarlyNode::EarlyNode(const NodeRun& node) : state_(std::make_unique<State>()) {
-  state_->node = node;
-  state_->node.selected.clear();
-  if (!start_children(*state_, nullptr)) state_->finished = true;
-}
-
-const std::vector<int>& EarlyNode::gpus() const { return state_->node.gpus; }
-
-NodeResult EarlyNode::finish(const std::vector<std::string>& selected) {
-  if (state_->finished) return failed(state_->failure.empty() ? "node run: finished before" : state_->failure);
-  state_->finished = true;
-  send_filters(*state_, selected);
-  const NodeResult result = finish_node(*state_, selected);
-  state_->restore_handlers();
-  return result;
-}
-
-EarlyNode::~EarlyNode() {
-  if (!state_->finished) {
-    for (TurnTaker& t : state_->takers) {
-      t.child->has_rows = false;
-      say_to(t, "none");
-      close(t.from_child);
-      close(t.to_child);
-    }
-    wait_all(state_->running, state_->done, /*quiet=*/true);
-    std::error_code error;
-    if (!state_->dir.empty()) std::filesystem::remove_all(state_->dir, error);
-  }
-  state_->restore_handlers();
 }
 
 }  // namespace gpubench::app

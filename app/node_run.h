@@ -4,7 +4,6 @@
 // (rows tagged /gpu:N, GPU context keys suffixed /gpu:N).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,25 +29,6 @@ struct NodeResult {
 };
 
 NodeResult run_node(const NodeRun& node);
-
-// A node run whose children start before the parent knows its rows (node.selected unused): every GPU's child, with its
-// links' peers, opens CUDA, makes its contexts and registers its rows while the parent's own CUDA starts; each then
-// waits for its filter, which finish sends (link_turn.h). Not finished, it tells every child it has no rows, waits for
-// them and leaves nothing behind.
-class EarlyNode {
- public:
-  explicit EarlyNode(const NodeRun& node);
-  ~EarlyNode();
-  EarlyNode(const EarlyNode&) = delete;
-  EarlyNode& operator=(const EarlyNode&) = delete;
-  const std::vector<int>& gpus() const;
-  NodeResult finish(const std::vector<std::string>& selected);
-
-  struct State;
-
- private:
-  std::unique_ptr<State> state_;
-};
 
 // The one-GPU rows of `gpu` among the parent's `selected` (its /gpu:N tag taken off), and whether any is a Peer row.
 std::vector<std::string> rows_of_gpu(const std::vector<std::string>& selected, int gpu, bool peer);

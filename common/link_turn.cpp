@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <thread>
 
@@ -81,18 +82,15 @@ PeerContexts& peer_contexts() {
   return contexts;
 }
 
-// GPUBENCH_NODE_PEER_CONTEXTS=during: the peers' contexts are made while the rows run, not before the node's start
-// (four children's contexts are made one after the other by the driver: .ci/device-probe-setup).
-bool contexts_during_rows() {
-  static const bool during = [] {
-    const char* asked = std::getenv("GPUBENCH_NODE_PEER_CONTEXTS");
-    return asked != nullptr && std::string(asked) == "during";
-  }();
-  return during;
+std::function<void(const std::vector<int>&)>& link_preparation() {
+  static std::function<void(const std::vector<int>&)> prepare;
+  return prepare;
 }
 
-void make_peer_contexts(int own, const std::vector<int>& peers) {
-  if (peer_contexts().maker.joinable()) return;
+}  // namespace
+
+void start_peer_contexts(int own, const std::vector<int>& peers) {
+  if (pipes().to_parent < 0 || peer_contexts().maker.joinable()) return;
   peer_contexts().maker = std::thread([own, peers] {
     const auto began = std::chrono::steady_clock::now();
     for (int peer : peers)  // the current device is this thread's own: the main thread's is left alone
@@ -102,35 +100,23 @@ void make_peer_contexts(int own, const std::vector<int>& peers) {
   });
 }
 
-}  // namespace
-
-void start_peer_contexts(int own, const std::vector<int>& peers) {
-  if (pipes().to_parent < 0 || contexts_during_rows()) return;
-  make_peer_contexts(own, peers);
-}
-
-std::optional<std::string> node_filter(std::string& why, double wait_seconds) {
-  why.clear();
-  if (pipes().from_parent < 0) {
-    why = std::string(kNodeFilterVariable) + " is set without the node's pipes (" + kNodeTurnsVariable + ")";
-    return std::nullopt;
-  }
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                            std::chrono::duration<double>(wait_seconds));
-  const std::string heard = hear(until);
-  if (heard.rfind("filter ", 0) == 0) return heard.substr(7);
-  if (heard != "none")
-    why = heard.empty() ? "the node run's parent is gone before it sent the rows"
-                        : "no rows from the node run's parent (" + heard + ")";
-  return std::nullopt;
+void set_link_preparation(std::function<void(const std::vector<int>& peers)> prepare) {
+  link_preparation() = std::move(prepare);
 }
 
 void node_ready(const std::vector<int>& peers, double wait_seconds) {
   if (pipes().to_parent < 0) return;
   const auto began = std::chrono::steady_clock::now();
-  if (!contexts_during_rows()) {
-    start_peer_contexts(GpuSession::selected_device(), peers);  // unless started at the process's start
-    if (peer_contexts().maker.joinable()) peer_contexts().maker.join();
+  start_peer_contexts(GpuSession::selected_device(), peers);  // unless started at the process's start
+  if (peer_contexts().maker.joinable()) peer_contexts().maker.join();
+  // A link's buffers made later, while its peer measures its own rows, slowed that GPU's last rows (x4k's memcpy on
+  // GPU 3, 0.8% and a wide interval: docs/results/2026-11-26-node-production). Made now, nothing measures.
+  if (link_preparation() && !peers.empty()) {
+    try {
+      link_preparation()(peers);
+    } catch (const std::exception& e) {  // the rows make what is missing inside their turns
+      std::fprintf(stderr, "gpubench: warning: the links' buffers could not be made before the rows: %s\n", e.what());
+    }
   }
   char seconds[64];  // the contexts' time, and how long they were still awaited here, for the node's timeline
   std::snprintf(seconds, sizeof seconds, "%.3f %.3f", peer_contexts().seconds,
@@ -140,7 +126,6 @@ void node_ready(const std::vector<int>& peers, double wait_seconds) {
                                                             std::chrono::duration<double>(wait_seconds));
   for (std::string heard = hear(until); heard.rfind("go ", 0) == 0; heard = hear(until)) {
   }  // "start", or no parent, a timeout or an interrupt: the rows go on
-  if (contexts_during_rows()) make_peer_contexts(GpuSession::selected_device(), peers);
 }
 
 LinkTurn::LinkTurn(int peer, double wait_seconds) {

@@ -2,30 +2,26 @@
 // asks the node's parent for a turn on that GPU and waits until the parent says that GPU is idle (its own rows done,
 // no other pair on it); it says when it is done. Outside a node run (no GPUBENCH_NODE_TURNS) nothing waits.
 // The parent's side is app/node_run.cpp; the protocol is one line each way (docs/harness.md):
-//   parent: "filter REGEX" or "none"  (first, to a child started before the parent knew its rows: GPUBENCH_NODE_FILTER)
 //   child: "ready SECONDS"      parent: "start"       (once, when every child is ready: the rows start together)
 //   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" (or "cancel SEQ": it stopped waiting)
 #pragma once
 
-#include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace gpubench {
 
 inline constexpr const char* kNodeTurnsVariable = "GPUBENCH_NODE_TURNS";  // "WRITE_FD,READ_FD" of the child's pipes
-// Set for a child started while its parent still selects the rows: its filter comes on the pipe (node_filter).
-inline constexpr const char* kNodeFilterVariable = "GPUBENCH_NODE_FILTER";
-
-// A node run's child started early: the --benchmark_filter its parent sends, waiting at most `wait_seconds`. nullopt
-// when it has none to send (no row of this GPU was selected: `why` empty), or, with `why` said, when the parent is
-// gone or sent nothing in time.
-std::optional<std::string> node_filter(std::string& why, double wait_seconds = 60.0);
 
 // In a node run, before the first row: makes this process's context on each peer it will measure (the slowest part
 // of a link's first row, done while no GPU measures anything), then waits until every child of the node is ready.
 // Outside a node run, nothing.
 void node_ready(const std::vector<int>& peers, double wait_seconds = 60.0);
+
+// In a node run, what a child makes for its links before its rows (their buffers on both GPUs): node_ready calls it
+// once the peers' contexts are made, while no GPU of the node measures anything. Set by the Peer family.
+void set_link_preparation(std::function<void(const std::vector<int>& peers)> prepare);
 
 // In a node run, starts making the contexts on `peers` (other than `own`) on a thread of their own, at once: they are
 // made while this process opens its own GPU, and node_ready waits for them. Outside a node run, nothing.

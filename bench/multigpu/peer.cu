@@ -17,8 +17,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -105,22 +108,68 @@ struct WayBack {
   std::unique_ptr<Event> join;
 };
 
+// A link's set-up, by peer: the copies' buffers of one size and the way back's stream, and the chase's chain of one
+// size. A node run's child makes every link's before its rows (prepare_links); elsewhere a row makes its peer's and
+// frees the others' (a full run's 8 GiB copies to seven peers would not fit together).
+struct LinkSetup {
+  std::map<int, CopyPair> pairs;
+  std::map<int, WayBack> ways_back;
+  std::map<int, OnDevice<DirectChain>> chains;
+};
+ArgCache<LinkSetup> g_copy_setup, g_chase_setup;  // keyed by the copy's MiB, the chain's bytes
+
+constexpr std::size_t kChaseStride = 128;
+
+template <class Value>
+void keep_only(std::map<int, Value>& made, int peer) {
+  if (!node_peers().empty()) return;  // a node's child keeps every link's
+  for (auto at = made.begin(); at != made.end();) at = at->first == peer ? std::next(at) : made.erase(at);
+}
+
+CopyPair& copy_pair(LinkSetup& setup, int local, int peer, std::size_t bytes) {
+  keep_only(setup.pairs, peer);
+  auto at = setup.pairs.find(peer);
+  if (at == setup.pairs.end()) at = setup.pairs.emplace(peer, CopyPair(local, peer, bytes)).first;
+  return at->second;
+}
+
+WayBack& way_back(LinkSetup& setup, int peer) {
+  keep_only(setup.ways_back, peer);
+  auto at = setup.ways_back.find(peer);
+  if (at == setup.ways_back.end()) at = setup.ways_back.emplace(peer, WayBack(peer)).first;
+  return at->second;
+}
+
+DirectChain& chain_on(LinkSetup& setup, int memory_on, std::size_t bytes) {
+  keep_only(setup.chains, memory_on);
+  auto at = setup.chains.find(memory_on);
+  if (at == setup.chains.end())
+    at = setup.chains.emplace(memory_on, OnDevice<DirectChain>(memory_on, bytes, kChaseStride, nullptr)).first;
+  return *at->second;
+}
+
+// In a node run, what touches a link's peer (its buffers, its stream, the chain in its memory) is made where the peer
+// measures nothing: before the rows (prepare_links), or else inside the turn, which the row then takes first.
+bool made_before_the_rows(const LinkSetup& setup, int peer) {
+  return node_peers().empty() || (setup.pairs.count(peer) && setup.ways_back.count(peer));
+}
+
 void copy_rows(benchmark::State& state) {
-  static ArgCache<CopyPair> pairs;
-  static ArgCache<WayBack> ways_back;
   const int peer = static_cast<int>(arg(state, "peer"));
   const std::int64_t mib = arg(state, "MiB");
   const std::int64_t direction = arg(state, "direction");
   links_of_local();
-  // What needs no turn comes first: peer access and the buffers (a link's first row took 0.1-0.3 s more than the
-  // others, with both its GPUs held, when they were made inside the turn).
+  LinkSetup& setup = g_copy_setup.get({mib}, [] { return LinkSetup(); });
+  std::optional<LinkTurn> turn;
+  if (!made_before_the_rows(setup, peer)) turn.emplace(peer);
+  if (turn && !turn_granted(state, *turn)) return;
   if (!peer_usable(state, peer)) return;
   const int local = device().index;
   const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
-  CopyPair& p = pairs.get({peer, mib}, [&] { return CopyPair(local, peer, bytes); });
-  WayBack& back = ways_back.get({peer}, [&] { return WayBack(peer); });
-  const LinkTurn turn(peer);
-  if (!turn_granted(state, turn)) return;
+  CopyPair& p = copy_pair(setup, local, peer, bytes);
+  WayBack& back = way_back(setup, peer);
+  if (!turn) turn.emplace(peer);
+  if (!turn_granted(state, *turn)) return;
   p.fill_once();
   RunOptions options;
   options.stamps_cycles = false;
@@ -175,23 +224,16 @@ void kernel_rows(benchmark::State& state) {
 // PointerChase/direct's load-to-use chase, run on SM 0 of the GPU under test, over a chain in the
 // memory of GPU `memory_on` (the GPU under test itself: the local baseline in the same run).
 void chase_rows(benchmark::State& state) {
-  static ArgCache<OnDevice<DirectChain>> chains;
   static unsigned long long launch_id = 0;
   const int memory_on = static_cast<int>(arg(state, "memory_on"));
   const std::size_t bytes = static_cast<std::size_t>(arg(state, "bytes"));
-  constexpr std::size_t kStride = 128;
   const bool remote = memory_on != device().index;
-  if (remote && !peer_usable(state, memory_on)) return;
-  const auto chain_of = [&]() -> DirectChain& {
-    return *chains.get({memory_on, arg(state, "bytes")},
-                       [&] { return OnDevice<DirectChain>(memory_on, bytes, kStride, nullptr); });
-  };
-  // A chain of a few MiB is built before the turn: written once, too little to disturb what the peer measures.
-  constexpr std::size_t kBuiltBeforeTheTurn = std::size_t{64} << 20;
-  if (bytes <= kBuiltBeforeTheTurn) chain_of();
+  LinkSetup& setup = g_chase_setup.get({arg(state, "bytes")}, [] { return LinkSetup(); });
+  // The chain is built inside the turn unless made before the rows (a node's link, prepare_links).
   const LinkTurn turn(remote ? memory_on : -1);
   if (remote && !turn_granted(state, turn)) return;
-  DirectChain& chain = chain_of();
+  if (remote && !peer_usable(state, memory_on)) return;
+  DirectChain& chain = chain_on(setup, memory_on, bytes);
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
   const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // one lands on SM 0
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
@@ -219,6 +261,22 @@ std::vector<std::int64_t> peers_of(int under_test, const Family& family) {
   return family.pick(std::vector<std::int64_t>{peers.front()}, peers);
 }
 
+// A node run's child, before its rows: every link's peer access both ways, the copies' buffers and the way back's
+// stream at `copy_mib`, and the chain in each peer's memory at `chase_bytes`.
+void prepare_links(const std::vector<int>& peers, std::int64_t copy_mib, std::int64_t chase_bytes) {
+  const int local = device().index;
+  LinkSetup& copies = g_copy_setup.get({copy_mib}, [] { return LinkSetup(); });
+  LinkSetup& chases = g_chase_setup.get({chase_bytes}, [] { return LinkSetup(); });
+  for (int peer : peers) {
+    if (peer == local || peer >= cuda_device_count() || !enable_peer_access(local, peer) ||
+        !enable_peer_access(peer, local))
+      continue;  // its rows say why
+    copy_pair(copies, local, peer, static_cast<std::size_t>(copy_mib) << 20);
+    way_back(copies, peer);
+    chain_on(chases, peer, static_cast<std::size_t>(chase_bytes));
+  }
+}
+
 GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
   static std::once_flag topology_added;  // the host's, whichever GPU is under test
   std::call_once(topology_added, [] { benchmark::AddCustomContext("gpubench_peer_topology", peer_topology()); });
@@ -239,6 +297,13 @@ GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
                                         : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 1024, 2048, 8192});
   // Each peer's rows together, registered peer by peer: a node run's turns on that link follow one another
   // (link_turn.h). The node check measures NVLink where there is a peer: the copies, both ways, and the chase.
+  // The node check's child makes its links' set-up before its rows (2 GiB a link on each GPU; a quick or full node run
+  // makes each link's inside its turn: its larger copies to every peer would crowd its own rows' memory).
+  if (!node_peers().empty() && family.preset() == Preset::kCheck) {
+    const std::int64_t copy_mib = copy_sizes.front();
+    set_link_preparation(
+        [copy_mib](const std::vector<int>& node) { prepare_links(node, copy_mib, kLinkChaseBytes); });
+  }
   for (std::int64_t peer : peers) {
     auto* copies = in_check(family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows));
     for (std::int64_t mib : copy_sizes)

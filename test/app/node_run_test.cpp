@@ -146,11 +146,6 @@ case "${!mode_var:-ok}" in
         sleep 30 & wait ;;
 esac
 log=${STANDIN_LOG:-/dev/null}
-if [ -n "${GPUBENCH_NODE_FILTER:-}" ]; then  # started early: the filter comes first (common/link_turn.h)
-  read -r -t 20 -u 4 word filter || exit 1
-  [ "$word" = none ] && exit 0
-  echo "filter $dev $filter" >>"$log"
-fi
 if [ -n "${GPUBENCH_NODE_TURNS:-}" ]; then  # ready, then wait for the start (common/link_turn.h)
   [ "$dev" = "${STANDIN_LATE_GPU:-}" ] && sleep 1
   echo "ready $dev $(date +%s.%N)" >>"$log"; echo "ready" >&3
@@ -410,55 +405,6 @@ TEST_F(NodeRunSpawn, AChildThatFailsLeavesItsGpuToTheOthersLinks) {
   int links = 0;
   for (const Interval& i : intervals(dir_ + "/turns.log")) links += i.b >= 0;
   EXPECT_GE(links, 1);  // the links of GPU 0 and 2 that GPU 1's child did not have to measure
-}
-
-// The children start before the rows are known; each then gets its GPU's filter, and a GPU none of whose rows was
-// selected gets none: its child ends without a report, and no report is missed.
-TEST_F(NodeRunSpawn, ChildrenStartedEarlyGetTheirFiltersAndAGpuWithoutRowsEndsQuietly) {
-  NodeRun run = node();
-  run.gpus = {0, 1, 2};
-  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
-  ::testing::internal::CaptureStderr();
-  NodeResult result;
-  {
-    EarlyNode early(run);
-    result = early.finish({"Row/gpu:0/x", "Row/gpu:2/x"});
-  }
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(result.ok) << result.message << said;
-  EXPECT_EQ(result.rows, 2);
-  EXPECT_EQ(said.find("wrote no report"), std::string::npos) << said;
-  EXPECT_NE(said.find("gpu1: no row of its GPU was selected"), std::string::npos) << said;
-  std::ifstream in(dir_ + "/turns.log");
-  std::map<std::string, std::string> filters;
-  for (std::string kind, gpu, filter; in >> kind >> gpu;) {
-    std::getline(in, filter);
-    if (kind == "filter") filters[gpu] = filter;
-  }
-  EXPECT_EQ(filters.size(), 2u);
-  EXPECT_EQ(filters["0"], " ^(Row/x)$");
-  EXPECT_EQ(filters["2"], " ^(Row/x)$");
-}
-
-std::set<std::string> node_folders() {
-  std::set<std::string> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/tmp"))
-    if (entry.path().filename().string().rfind("gpubench-node-", 0) == 0) found.insert(entry.path().string());
-  return found;
-}
-
-// A run that stops before its rows are selected (a missing GPU, a bad filter) ends the children it started early.
-TEST_F(NodeRunSpawn, ChildrenStartedEarlyEndWithTheRunThatNeverSelects) {
-  const std::set<std::string> before = node_folders();
-  setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
-  const auto start = std::chrono::steady_clock::now();
-  { EarlyNode early(node()); }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 10.0);
-  EXPECT_EQ(node_folders(), before) << "a node folder was left behind";
-  std::ifstream in(dir_ + "/turns.log");
-  std::string line;
-  EXPECT_FALSE(std::getline(in, line)) << "a child went on: " << line;
 }
 
 }  // namespace
