@@ -307,6 +307,7 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
     benchmark::RunSpecifiedBenchmarks();
   }
   g_rows_over.store(true);
+  gpubench::node_rows_done();
   benchmark::Shutdown();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);

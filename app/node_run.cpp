@@ -383,6 +383,10 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
           turn_over(t);
           used.erase(t.gpu);
         }
+        if (t.partial.compare(0, end, "done") == 0) {  // its rows are over: its GPU is free while it ends
+          ended(t);
+          break;
+        }
         heard(t, t.partial.substr(0, end), used, order, rounds, start);
       }
       if (t.state == TurnTaker::State::kWaiting && t.peer != t.kept_peer)

@@ -128,6 +128,10 @@ void node_ready(const std::vector<int>& peers, double wait_seconds) {
   }  // "start", or no parent, a timeout or an interrupt: the rows go on
 }
 
+void node_rows_done() {
+  if (pipes().to_parent >= 0) say("done");
+}
+
 LinkTurn::LinkTurn(int peer, double wait_seconds) {
   if (peer < 0 || pipes().to_parent < 0) return;  // no other GPU, or no node run: nothing to wait for
   static unsigned long long next = 0;

@@ -161,6 +161,10 @@ for peer in ${peers//,/ }; do  # a turn on each link, as the Peer rows take them
   echo "end $seq" >&3
 done
 echo "{\"context\":{\"gpu_name\":\"S\",\"gpubench_rows_planned\":\"1\"},\"benchmarks\":[$row]}" >"$out"
+if [ -n "${GPUBENCH_NODE_TURNS:-}" ]; then  # its rows are over; the process ends later (it frees its GPU's memory)
+  echo "done" >&3
+  sleep "${STANDIN_EXIT_SECONDS:-0}"
+fi
 echo "gpubench: 1 of 1 rows run in 0.0 s"
 )SH";
     script.close();
@@ -169,7 +173,7 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
   void TearDown() override {
     for (const char* name :
          {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS", "STANDIN_LATE_GPU",
-          "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1", "STANDIN_LINK_SECONDS"})
+          "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1", "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS"})
       unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
@@ -359,6 +363,20 @@ TEST_F(NodeRunSpawn, EightGpusMeasureTheir28LinksInSevenRounds) {
   const LinkPhase phase = link_phase(intervals(dir_ + "/turns.log"));
   EXPECT_EQ(phase.links, 28);
   EXPECT_LT(phase.seconds, 7 * 0.2 + 0.35) << "the links took more than seven rounds\n" << said;
+}
+
+// A child whose rows are over frees its GPU for the others' links at once, not when its process has ended.
+TEST_F(NodeRunSpawn, AGpuWhoseRowsAreOverServesTheLinksBeforeItsProcessEnds) {
+  const NodeRun run = four_gpus_with_links();
+  setenv("STANDIN_EXIT_SECONDS", "1", 1);
+  setenv("STANDIN_LINK_SECONDS", "0.1", 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message << said;
+  const LinkPhase phase = link_phase(intervals(dir_ + "/turns.log"));
+  EXPECT_EQ(phase.links, 6);
+  EXPECT_LT(phase.seconds, 3 * 0.1 + 0.5) << "a link waited for a child's process to end\n" << said;
 }
 
 TEST_F(NodeRunSpawn, TheRowsStartTogetherOnceEveryChildIsReady) {
