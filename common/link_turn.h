@@ -28,8 +28,9 @@ void set_link_preparation(std::function<void(const std::vector<int>& peers)> pre
 // made while this process opens its own GPU, and node_ready waits for them. Outside a node run, nothing.
 void start_peer_contexts(int own, const std::vector<int>& peers);
 
-// In a node run, after the last row: says so, so that the GPU serves the other children's links at once, not after this
-// process has freed its memory and contexts (0.2-0.25 s on four H200s). Outside a node run, nothing.
+// In a node run, after the last row and the GPU session's close (its memory freed): says so, so that the GPU serves the
+// other children's links at once, not after this process's contexts are gone (0.2-0.25 s on four H200s). Outside a
+// node run, nothing.
 void node_rows_done();
 
 class LinkTurn {
