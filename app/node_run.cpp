@@ -529,7 +529,8 @@ class NodeSignals {
   NodeSignals& operator=(const NodeSignals&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_{}, old_pipe_{};
+  struct sigaction old_int_ {
+  }, old_term_{}, old_pipe_{};
 };
 
 }  // namespace

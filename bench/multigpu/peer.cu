@@ -301,8 +301,7 @@ GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
   // makes each link's inside its turn: its larger copies to every peer would crowd its own rows' memory).
   if (!node_peers().empty() && family.preset() == Preset::kCheck) {
     const std::int64_t copy_mib = copy_sizes.front();
-    set_link_preparation(
-        [copy_mib](const std::vector<int>& node) { prepare_links(node, copy_mib); });
+    set_link_preparation([copy_mib](const std::vector<int>& node) { prepare_links(node, copy_mib); });
   }
   for (std::int64_t peer : peers) {
     auto* copies = in_check(family.gpu("Peer/copy", {"peer", "MiB", "direction"}, copy_rows));

@@ -306,6 +306,18 @@ LinkPhase link_phase(const std::vector<Interval>& done) {
 }
 bool overlap(const Interval& x, const Interval& y) { return x.start < y.end && y.start < x.end; }
 
+// Runs the node with the stand-in logging into `dir`: `links` links measured, the last ended less than `seconds`
+// after the last GPU's own rows.
+void expect_link_phase(const std::string& dir, const NodeRun& run, int links, double seconds, const std::string& why) {
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message << said;
+  const LinkPhase phase = link_phase(intervals(dir + "/turns.log"));
+  EXPECT_EQ(phase.links, links);
+  EXPECT_LT(phase.seconds, seconds) << why << "\n" << said;
+}
+
 TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
   const NodeRun run = four_gpus_with_links();
   setenv("STANDIN_OWN_SECONDS", "0.3", 1);
@@ -339,13 +351,7 @@ TEST_F(NodeRunSpawn, TheLinksTakeTheFewestRoundsWhenTheGpusEndTheirRowsApart) {
   setenv("STANDIN_OWN_SECONDS_GPU0", "0.1", 1);
   setenv("STANDIN_OWN_SECONDS_GPU1", "0.1", 1);
   setenv("STANDIN_LINK_SECONDS", "0.4", 1);
-  ::testing::internal::CaptureStderr();
-  const NodeResult result = run_node(run);
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(result.ok) << result.message << said;
-  const LinkPhase phase = link_phase(intervals(dir_ + "/turns.log"));
-  EXPECT_EQ(phase.links, 6);
-  EXPECT_LT(phase.seconds, 3 * 0.4 + 0.15) << "the links took more than three rounds\n" << said;
+  expect_link_phase(dir_, run, 6, 3 * 0.4 + 0.15, "the links took more than three rounds");
 }
 
 // The schedule the 8-GPU projection rests on (docs/harness.md): 28 links, each GPU in 7, done in 7 links' time.
@@ -356,13 +362,7 @@ TEST_F(NodeRunSpawn, EightGpusMeasureTheir28LinksInSevenRounds) {
   for (int gpu : run.gpus) run.selected.push_back("Row/gpu:" + std::to_string(gpu) + "/x");
   setenv("STANDIN_LOG", (dir_ + "/turns.log").c_str(), 1);
   setenv("STANDIN_LINK_SECONDS", "0.2", 1);
-  ::testing::internal::CaptureStderr();
-  const NodeResult result = run_node(run);
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(result.ok) << result.message << said;
-  const LinkPhase phase = link_phase(intervals(dir_ + "/turns.log"));
-  EXPECT_EQ(phase.links, 28);
-  EXPECT_LT(phase.seconds, 7 * 0.2 + 0.35) << "the links took more than seven rounds\n" << said;
+  expect_link_phase(dir_, run, 28, 7 * 0.2 + 0.35, "the links took more than seven rounds");
 }
 
 // A child whose rows are over frees its GPU for the others' links at once, not when its process has ended.
@@ -370,13 +370,7 @@ TEST_F(NodeRunSpawn, AGpuWhoseRowsAreOverServesTheLinksBeforeItsProcessEnds) {
   const NodeRun run = four_gpus_with_links();
   setenv("STANDIN_EXIT_SECONDS", "1", 1);
   setenv("STANDIN_LINK_SECONDS", "0.1", 1);
-  ::testing::internal::CaptureStderr();
-  const NodeResult result = run_node(run);
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(result.ok) << result.message << said;
-  const LinkPhase phase = link_phase(intervals(dir_ + "/turns.log"));
-  EXPECT_EQ(phase.links, 6);
-  EXPECT_LT(phase.seconds, 3 * 0.1 + 0.5) << "a link waited for a child's process to end\n" << said;
+  expect_link_phase(dir_, run, 6, 3 * 0.1 + 0.5, "a link waited for a child's process to end");
 }
 
 TEST_F(NodeRunSpawn, TheRowsStartTogetherOnceEveryChildIsReady) {
