@@ -309,9 +309,6 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
   }
 }
 
-// Runs the GPUs' children to their end: starts their rows together once each has said it is ready, and answers their
-// turns on the links: a turn on a peer is given when the asking GPU and the peer are both idle (their own rows done, no
-// other turn on them), so every link is measured with both its GPUs quiet and pairs of other GPUs at the same time.
 // A link's turns, for the node's timeline: the first given and the last ended (seconds after the children's start),
 // how many and how long they were held.
 struct LinkSpan {
@@ -320,6 +317,9 @@ struct LinkSpan {
 };
 using LinkSpans = std::map<std::pair<int, int>, LinkSpan>;  // by measurer and peer
 
+// Runs the GPUs' children to their end: starts their rows together once each has said it is ready, and answers their
+// turns on the links: a turn on a peer is given when the asking GPU and the peer are both idle (their own rows done, no
+// other turn on them), so every link is measured with both its GPUs quiet and pairs of other GPUs at the same time.
 void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans& spans) {
   std::set<int> used;  // GPUs a turn holds: the holder's and its peer
   long long order = 0;
