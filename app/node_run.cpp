@@ -93,7 +93,7 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 constexpr int kTurnsToParent = 3, kTurnsFromParent = 4;
 
 Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::string& peers, const std::string& dir,
-            const std::string& name, const int* turn_ends = nullptr) {
+            const std::string& name, const int* turn_ends = nullptr, const std::string& serves = "") {
   Child child;
   child.gpu = gpu;
   child.json = dir + "/" + name + ".json";
@@ -111,6 +111,7 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   if (turn_ends != nullptr)
     env.push_back(std::string(kNodeTurnsVariable) + "=" + std::to_string(kTurnsToParent) + "," +
                   std::to_string(kTurnsFromParent));
+  if (turn_ends != nullptr && !serves.empty()) env.push_back(std::string(kNodeServesVariable) + "=" + serves);
   std::vector<char*> args = pointers(argv), envp = pointers(env);
 
   posix_spawn_file_actions_t files;
@@ -199,6 +200,8 @@ struct TurnTaker {
   int gpu = -1;
   int from_child = -1, to_child = -1;  // the parent's ends
   State state = State::kRunning;
+  bool open = true;       // its pipe is read: an ended child may still serve its measurers' way backs
+  bool told_bye = false;  // every link is measured: it was told it may end
   bool ready = false;  // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
   int peer = -1;
   std::string sequence, partial;
@@ -309,6 +312,25 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
   }
 }
 
+// Passes a line meant for another child (link_turn.h): a handle offered, a way back asked for and its answer. False
+// where `line` is none of these (a turn's business).
+bool pass_on(std::vector<TurnTaker>& takers, const TurnTaker& from, const std::string& line) {
+  std::istringstream words(line);
+  std::string verb, rest;
+  int to = -1;
+  words >> verb >> to;
+  std::getline(words, rest);  // " NAME HEX", " SEQ" or " SEQ ok"
+  if (verb != "offer" && verb != "back" && verb != "queued") return false;
+  const auto target = std::find_if(takers.begin(), takers.end(),
+                                   [&](const TurnTaker& t) { return t.gpu == to && t.open && &t != &from; });
+  if (target == takers.end()) {  // gone: a way back asked of it is answered no at once
+    if (verb == "back") say_to(from, "queued" + rest + " no");
+    return true;
+  }
+  say_to(*target, verb == "queued" ? "queued" + rest : verb + " " + std::to_string(from.gpu) + rest);
+  return true;
+}
+
 // A link's turns, for the node's timeline: the first given and the last ended (seconds after the children's start),
 // how many and how long they were held.
 struct LinkSpan {
@@ -348,15 +370,22 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
   while (true) {
     // A child that ended ends its turns, even where a process it started still holds its pipe open.
     for (TurnTaker& t : takers)
-      if (t.state != TurnTaker::State::kEnded && !t.child->reaped &&
-          waitpid(t.child->pid, &t.child->status, WNOHANG) == t.child->pid) {
+      if (t.open && !t.child->reaped && waitpid(t.child->pid, &t.child->status, WNOHANG) == t.child->pid) {
         t.child->reaped = true;
-        ended(t);
+        if (t.state != TurnTaker::State::kEnded) ended(t);
+        t.open = false;
       }
+    // Every child's rows and links are over: those that serve links may end.
+    if (std::all_of(takers.begin(), takers.end(), [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; }))
+      for (TurnTaker& t : takers)
+        if (t.open && !t.told_bye) {
+          say_to(t, "bye");
+          t.told_bye = true;
+        }
     std::vector<pollfd> fds;
     std::vector<TurnTaker*> of;
     for (TurnTaker& t : takers)
-      if (t.state != TurnTaker::State::kEnded) {
+      if (t.open) {
         fds.push_back({t.from_child, POLLIN, 0});
         of.push_back(&t);
       }
@@ -374,18 +403,21 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
       const ssize_t n = read(t.from_child, buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {  // the child ended: whatever it held is free
-        ended(t);
+        if (t.state != TurnTaker::State::kEnded) ended(t);
+        t.open = false;
         continue;
       }
       t.partial.append(buffer, static_cast<std::size_t>(n));
       for (std::size_t end; (end = t.partial.find('\n')) != std::string::npos; t.partial.erase(0, end + 1)) {
+        if (pass_on(takers, t, t.partial.substr(0, end))) continue;  // between children: no turn's business
+        if (t.state == TurnTaker::State::kEnded) continue;
         if (t.state == TurnTaker::State::kHolding) {
           turn_over(t);
           used.erase(t.gpu);
         }
-        if (t.partial.compare(0, end, "done") == 0) {  // its rows are over: its GPU is free while it ends
+        if (t.partial.compare(0, end, "done") == 0) {  // its rows are over: its GPU is free while it ends (or serves)
           ended(t);
-          break;
+          continue;
         }
         heard(t, t.partial.substr(0, end), used, order, rounds, start);
       }
@@ -632,9 +664,14 @@ NodeResult run_node(const NodeRun& node) {
     std::string filter = exact_filter(own);
     if (!peers.empty()) filter += (filter.empty() ? "" : "|") + std::string("^(") + cases + ")/";
     if (filter.empty()) continue;
+    std::string serves;  // the GPUs that measure their link to this one
+    for (const auto& [measurer, its_peers] : measurers)
+      if (std::find(its_peers.begin(), its_peers.end(), gpu) != its_peers.end())
+        serves += (serves.empty() ? "" : ",") + std::to_string(measurer);
     int ends[4];
     const bool piped = turn_pipes(ends);
-    running.push_back(spawn(node, gpu, filter, peers, dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr));
+    running.push_back(
+        spawn(node, gpu, filter, peers, dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr, serves));
     if (!piped) continue;
     close(ends[0]);
     close(ends[1]);

@@ -10,13 +10,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <map>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace gpubench {
 namespace {
@@ -87,7 +91,126 @@ std::function<void(const std::vector<int>&)>& link_preparation() {
   return prepare;
 }
 
+std::function<bool(int)>& link_server() {
+  static std::function<bool(int)> serve;
+  return serve;
+}
+
+// The handles other children offered this one, by offering GPU and name.
+std::map<std::pair<int, std::string>, std::string>& offers() {
+  static std::map<std::pair<int, std::string>, std::string> offered;
+  return offered;
+}
+
+// Keeps an "offer FROM NAME HEX" line; true where `line` was one.
+bool took_offer(const std::string& line) {
+  if (line.rfind("offer ", 0) != 0) return false;
+  std::istringstream words(line.substr(6));
+  int from = -1;
+  std::string name, hex;
+  if (words >> from >> name >> hex) offers()[{from, name}] = hex;
+  return true;
+}
+
+// Queues the way back a measurer asks of this GPU ("back FROM SEQ") and says so; true where `line` was such a request.
+bool served(const std::string& line) {
+  if (line.rfind("back ", 0) != 0) return false;
+  std::istringstream words(line.substr(5));
+  int from = -1;
+  std::string sequence;
+  words >> from >> sequence;
+  bool queued = false;
+  try {
+    queued = link_server() && link_server()(from);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: warning: the way back to GPU %d could not be queued: %s\n", from, e.what());
+  }
+  say("queued " + std::to_string(from) + " " + sequence + (queued ? " ok" : " no"));
+  return true;
+}
+
+// Lines a child may hear while it waits for another answer: a handle offered, a way back asked of its GPU (idle while
+// this process waits), or an answer to a question it gave up.
+bool aside(const std::string& line) {
+  return took_offer(line) || served(line) || line.rfind("go ", 0) == 0 || line.rfind("queued ", 0) == 0;
+}
+
+std::chrono::steady_clock::time_point after(double seconds) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 }  // namespace
+
+const std::vector<int>& node_measurers() {
+  static const std::vector<int> measurers = [] {
+    std::vector<int> gpus;
+    const char* text = std::getenv(kNodeServesVariable);
+    if (text == nullptr) return gpus;
+    std::istringstream list(text);
+    for (std::string item; std::getline(list, item, ',');)
+      if (!item.empty()) gpus.push_back(std::atoi(item.c_str()));
+    return gpus;
+  }();
+  return measurers;
+}
+
+void node_offer(int to, const std::string& name, const std::string& hex) {
+  if (pipes().to_parent >= 0) say("offer " + std::to_string(to) + " " + name + " " + hex);
+}
+
+std::string node_offered(int from, const std::string& name) {
+  const auto found = offers().find({from, name});
+  return found == offers().end() ? std::string() : found->second;
+}
+
+bool node_way_back(int peer, std::string& why_not) {
+  static unsigned long long next = 0;
+  const std::string sequence = std::to_string(++next);
+  const std::string gpu = "GPU " + std::to_string(peer) + "'s process";
+  if (pipes().to_parent < 0 || !say("back " + std::to_string(peer) + " " + sequence)) {
+    why_not = "no node run's parent to ask " + gpu + " for the way back";
+    return false;
+  }
+  const auto until = after(30.0);
+  while (true) {
+    const std::string heard = hear(until);
+    if (heard == "queued " + sequence + " ok") return true;
+    if (heard.rfind("queued " + sequence + " ", 0) == 0) {
+      why_not = gpu + " could not queue the way back";
+      return false;
+    }
+    if (aside(heard)) continue;
+    why_not = heard.empty() ? "the node run's parent is gone"
+              : heard == "timeout" ? gpu + " did not queue the way back in 30 s"
+                                   : "interrupted";
+    return false;
+  }
+}
+
+void set_link_server(std::function<bool(int from)> serve) { link_server() = std::move(serve); }
+
+std::string to_hex(const void* data, std::size_t bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    const unsigned byte = static_cast<const unsigned char*>(data)[i];
+    text += digits[byte >> 4];
+    text += digits[byte & 15];
+  }
+  return text;
+}
+
+bool from_hex(const std::string& text, void* data, std::size_t bytes) {
+  if (text.size() != 2 * bytes) return false;
+  const auto value = [](char c) { return std::isdigit(c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  for (std::size_t i = 0; i < bytes; ++i) {
+    const int high = value(text[2 * i]), low = value(text[2 * i + 1]);
+    if (high < 0 || low < 0) return false;
+    static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(high * 16 + low);
+  }
+  return true;
+}
 
 void start_peer_contexts(int own, const std::vector<int>& peers) {
   if (pipes().to_parent < 0 || peer_contexts().maker.joinable()) return;
@@ -107,11 +230,12 @@ void set_link_preparation(std::function<void(const std::vector<int>& peers)> pre
 void node_ready(const std::vector<int>& peers, double wait_seconds) {
   if (pipes().to_parent < 0) return;
   const auto began = std::chrono::steady_clock::now();
-  start_peer_contexts(GpuSession::selected_device(), peers);  // unless started at the process's start
+  // Links whose memory the processes share need no context on a peer.
+  if (!link_preparation()) start_peer_contexts(GpuSession::selected_device(), peers);  // unless started at the start
   if (peer_contexts().maker.joinable()) peer_contexts().maker.join();
   // A link's buffers made later, while its peer measures its own rows, slowed that GPU's last rows (x4k's memcpy on
   // GPU 3, 0.8% and a wide interval: docs/results/2026-11-26-node-production). Made now, nothing measures.
-  if (link_preparation() && !peers.empty()) {
+  if (link_preparation()) {
     try {
       link_preparation()(peers);
     } catch (const std::exception& e) {  // the rows make what is missing inside their turns
@@ -122,14 +246,20 @@ void node_ready(const std::vector<int>& peers, double wait_seconds) {
   std::snprintf(seconds, sizeof seconds, "%.3f %.3f", peer_contexts().seconds,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   if (!say(std::string("ready ") + seconds)) return;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                            std::chrono::duration<double>(wait_seconds));
-  for (std::string heard = hear(until); heard.rfind("go ", 0) == 0; heard = hear(until)) {
+  const auto until = after(wait_seconds);
+  for (std::string heard = hear(until); aside(heard); heard = hear(until)) {
   }  // "start", or no parent, a timeout or an interrupt: the rows go on
 }
 
 void node_rows_done() {
-  if (pipes().to_parent >= 0) say("done");
+  if (pipes().to_parent < 0) return;
+  say("done");
+  if (link_server() && !node_measurers().empty()) {
+    const auto until = after(3600.0);  // the parent's deadline ends it sooner (an interrupt)
+    for (std::string heard = hear(until); aside(heard); heard = hear(until)) {
+    }  // "bye", no parent, an interrupt
+  }
+  link_server() = nullptr;  // the memory it served is freed while CUDA is still up
 }
 
 LinkTurn::LinkTurn(int peer, double wait_seconds) {
@@ -142,13 +272,12 @@ LinkTurn::LinkTurn(int peer, double wait_seconds) {
     return;
   }
   asked_ = true;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                            std::chrono::duration<double>(wait_seconds));
+  const auto until = after(wait_seconds);
   const std::string go = "go " + std::to_string(sequence_);
   while (true) {
     const std::string heard = hear(until);
     if (heard == go) return;
-    if (heard.rfind("go ", 0) == 0) continue;  // an answer to a turn given up before: not this one
+    if (aside(heard)) continue;  // an answer to a turn given up before: not this one
     granted_ = false;
     why_not_ = heard.empty()        ? "the node run's parent is gone"
                : heard == "timeout" ? "no turn on GPU " + std::to_string(peer) + "'s link in " +

@@ -5,8 +5,15 @@
 //   child: "ready SECONDS"      parent: "start"       (once, when every child is ready: the rows start together)
 //   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" (or "cancel SEQ": it stopped waiting)
 //   child: "done"               (its rows are over: its GPU is free for the others' links while the process ends)
+// A node check's links share memory between their two GPUs' processes (CUDA IPC), so no process opens another's GPU;
+// the parent passes these lines between children (FROM and TO are GPUs):
+//   child: "offer TO NAME HEX"  TO hears "offer FROM NAME HEX"  (before "ready": a handle to memory or an event)
+//   child: "back PEER SEQ"      PEER hears "back FROM SEQ"      (a two-way copy: queue the way back on your GPU)
+//   PEER:  "queued FROM SEQ ok" FROM hears "queued SEQ ok"      (or "no": it could not)
+//   parent: "bye"               (every link is measured: a child that serves links may end)
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +21,11 @@
 namespace gpubench {
 
 inline constexpr const char* kNodeTurnsVariable = "GPUBENCH_NODE_TURNS";  // "WRITE_FD,READ_FD" of the child's pipes
+// The GPUs whose children measure their link to this child's GPU ("0,3"): it makes their memory on its GPU.
+inline constexpr const char* kNodeServesVariable = "GPUBENCH_NODE_SERVES";
+
+// In a node run, the GPUs whose children measure their link to this GPU (kNodeServesVariable); else none.
+const std::vector<int>& node_measurers();
 
 // In a node run, before the first row: makes this process's context on each peer it will measure (the slowest part
 // of a link's first row, done while no GPU measures anything), then waits until every child of the node is ready.
@@ -21,17 +33,38 @@ inline constexpr const char* kNodeTurnsVariable = "GPUBENCH_NODE_TURNS";  // "WR
 void node_ready(const std::vector<int>& peers, double wait_seconds = 60.0);
 
 // In a node run, what a child makes for its links before its rows (their buffers on both GPUs): node_ready calls it
-// once the peers' contexts are made, while no GPU of the node measures anything. Set by the Peer family.
+// once the peers' contexts are made, while no GPU of the node measures anything. Set by the Peer family. A preparation
+// that shares the links' memory between the processes (node_offer, set_link_server) needs no peer contexts: with one
+// set, node_ready makes none.
 void set_link_preparation(std::function<void(const std::vector<int>& peers)> prepare);
+
+// In a node run, while preparing the links: hands `to`'s child a named handle (hex) through the parent.
+void node_offer(int to, const std::string& name, const std::string& hex);
+
+// What `from`'s child offered this one under `name` ("" where nothing was); known once node_ready has returned.
+std::string node_offered(int from, const std::string& name);
+
+// In a node run, asks `peer`'s child to queue the way back of a two-way copy on its GPU (its copy waits for an event
+// this process recorded first) and waits until it has: true, or false and `why_not`.
+bool node_way_back(int peer, std::string& why_not);
+
+// In a node run, what a child that serves links does for a way back (from: the measuring GPU): true once queued. After
+// its rows (node_rows_done) the child serves until the parent says every link is measured, then drops `serve` (and the
+// memory it holds).
+void set_link_server(std::function<bool(int from)> serve);
 
 // In a node run, starts making the contexts on `peers` (other than `own`) on a thread of their own, at once: they are
 // made while this process opens its own GPU, and node_ready waits for them. Outside a node run, nothing.
 void start_peer_contexts(int own, const std::vector<int>& peers);
 
 // In a node run, after the last row and the GPU session's close (its memory freed): says so, so that the GPU serves the
-// other children's links at once, not after this process's contexts are gone (0.2-0.25 s on four H200s). Outside a
-// node run, nothing.
+// other children's links at once, not after this process's contexts are gone (0.2-0.25 s on four H200s); then serves
+// the way backs of its measurers (set_link_server) until the parent's "bye". Outside a node run, nothing.
 void node_rows_done();
+
+// Hex text of `bytes` bytes (an IPC handle on the turn pipe), and back: false where `text` is not that many bytes.
+std::string to_hex(const void* data, std::size_t bytes);
+bool from_hex(const std::string& text, void* data, std::size_t bytes);
 
 class LinkTurn {
  public:

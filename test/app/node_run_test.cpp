@@ -146,23 +146,45 @@ case "${!mode_var:-ok}" in
         sleep 30 & wait ;;
 esac
 log=${STANDIN_LOG:-/dev/null}
+serve_log=${STANDIN_SERVE:-}  # set: links share memory, each peer queues its way back (common/link_turn.h)
+serves=${GPUBENCH_NODE_SERVES:-}
 if [ -n "${GPUBENCH_NODE_TURNS:-}" ]; then  # ready, then wait for the start (common/link_turn.h)
   [ "$dev" = "${STANDIN_LATE_GPU:-}" ] && sleep 1
+  if [ -n "$serve_log" ]; then for m in ${serves//,/ }; do echo "offer $m memory 0a$dev" >&3; done; fi
   echo "ready $dev $(date +%s.%N)" >>"$log"; echo "ready" >&3
-  read -r -t 20 -u 4 answer
+  while read -r -t 20 -u 4 answer; do
+    case "$answer" in offer\ *) echo "offered $dev ${answer#offer }" >>"$serve_log" ;; *) break ;; esac
+  done
 fi
 own_var=STANDIN_OWN_SECONDS_GPU$dev
 echo "own $dev start $(date +%s.%N)" >>"$log"; sleep "${!own_var:-${STANDIN_OWN_SECONDS:-0}}"; echo "own $dev end $(date +%s.%N)" >>"$log"
+# One line from the parent, a way back asked of this GPU served on the way (its GPU is idle while it waits).
+hear() {
+  while read -r -t 20 -u 4 answer; do
+    case "$answer" in
+      back\ *) set -- $answer; echo "serve $dev $2" >>"$serve_log"; echo "queued $2 $3 ok" >&3 ;;
+      *) return 0 ;;
+    esac
+  done
+  return 1
+}
 seq=0
 for peer in ${peers//,/ }; do  # a turn on each link, as the Peer rows take them (common/link_turn.h)
   seq=$((seq + 1)); echo "turn $peer $seq" >&3
-  read -r -t 20 -u 4 answer || { echo "cancel $seq" >&3; continue; }
-  echo "link $dev $peer start $(date +%s.%N)" >>"$log"; sleep "${STANDIN_LINK_SECONDS:-0.2}"; echo "link $dev $peer end $(date +%s.%N)" >>"$log"
+  hear || { echo "cancel $seq" >&3; continue; }
+  echo "link $dev $peer start $(date +%s.%N)" >>"$log"
+  if [ -n "$serve_log" ]; then
+    echo "back $peer $seq" >&3; hear; echo "way-back $dev $peer $answer" >>"$serve_log"
+  fi
+  sleep "${STANDIN_LINK_SECONDS:-0.2}"; echo "link $dev $peer end $(date +%s.%N)" >>"$log"
   echo "end $seq" >&3
 done
 echo "{\"context\":{\"gpu_name\":\"S\",\"gpubench_rows_planned\":\"1\"},\"benchmarks\":[$row]}" >"$out"
 if [ -n "${GPUBENCH_NODE_TURNS:-}" ]; then  # its rows are over; the process ends later (it frees its GPU's memory)
   echo "done" >&3
+  if [ -n "$serve_log" ] && [ -n "$serves" ]; then  # serves its measurers' way backs until the parent's bye
+    hear && [ "$answer" = bye ] && echo "bye $dev $(date +%s.%N)" >>"$serve_log"
+  fi
   sleep "${STANDIN_EXIT_SECONDS:-0}"
 fi
 echo "gpubench: 1 of 1 rows run in 0.0 s"
@@ -173,7 +195,8 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
   void TearDown() override {
     for (const char* name :
          {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS", "STANDIN_LATE_GPU",
-          "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1", "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS"})
+          "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1", "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS",
+          "STANDIN_SERVE"})
       unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
@@ -371,6 +394,55 @@ TEST_F(NodeRunSpawn, AGpuWhoseRowsAreOverServesTheLinksBeforeItsProcessEnds) {
   setenv("STANDIN_EXIT_SECONDS", "1", 1);
   setenv("STANDIN_LINK_SECONDS", "0.1", 1);
   expect_link_phase(dir_, run, 6, 3 * 0.1 + 0.5, "a link waited for a child's process to end");
+}
+
+// A node check's links share memory between their GPUs' processes: each peer's child offers its memory to the child that
+// measures the link, queues that link's way back when asked, and ends only once every link is measured.
+TEST_F(NodeRunSpawn, EachPeersProcessOffersItsMemoryAndQueuesTheWayBack) {
+  const NodeRun run = four_gpus_with_links();
+  const std::string served = dir_ + "/served.log";
+  setenv("STANDIN_SERVE", served.c_str(), 1);
+  setenv("STANDIN_LINK_SECONDS", "0.1", 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(result.ok) << result.message << said;
+  std::set<std::pair<int, int>> offered, queued, serving;  // (measurer, peer)
+  std::map<int, double> bye_at;
+  std::ifstream in(served);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string kind, verb, name, hex, sequence, answer;
+    int a = -1, b = -1;
+    words >> kind >> a;
+    if (kind == "offered") {  // "offered MEASURER PEER memory 0aPEER"
+      words >> b >> name >> hex;
+      EXPECT_EQ(hex, "0a" + std::to_string(b)) << line;
+      offered.insert({a, b});
+    } else if (kind == "way-back") {  // "way-back MEASURER PEER queued SEQ ok"
+      words >> b >> verb >> sequence >> answer;
+      EXPECT_EQ(verb + " " + answer, "queued ok") << line;
+      queued.insert({a, b});
+    } else if (kind == "serve") {  // "serve PEER MEASURER"
+      words >> b;
+      serving.insert({b, a});
+    } else if (kind == "bye") {
+      words >> bye_at[a];
+    }
+  }
+  std::set<std::pair<int, int>> links;
+  double last_link = 0;
+  for (const Interval& i : intervals(dir_ + "/turns.log"))
+    if (i.b >= 0) {
+      links.insert({i.a, i.b});
+      last_link = std::max(last_link, i.end);
+    }
+  EXPECT_EQ(links.size(), 6u) << said;
+  EXPECT_EQ(offered, links) << "every measurer holds its peer's offer, and no other";
+  EXPECT_EQ(queued, links) << "every link's way back was queued";
+  EXPECT_EQ(serving, links) << "by its peer's process";
+  for (const auto& [gpu, at] : bye_at) EXPECT_GE(at, last_link) << "GPU " << gpu << " was let go before every link";
+  EXPECT_FALSE(bye_at.empty());
 }
 
 TEST_F(NodeRunSpawn, TheRowsStartTogetherOnceEveryChildIsReady) {
