@@ -499,8 +499,10 @@ int main(int argc, char** argv) {
     gpubench::detail::set_stopping_rule(&rule);
   }
   gpubench::set_node_peers(options.peers);
-  // A node's child: its peers' contexts are made while it opens its own GPU (link_turn.h).
-  if (devices.size() == 1 && !options.peers.empty()) gpubench::start_peer_contexts(devices.front(), options.peers);
+  // A node's child: its peers' contexts are made while it opens its own GPU (link_turn.h); the check's shares its
+  // links' memory with its peers' processes instead, and makes none.
+  if (devices.size() == 1 && !options.peers.empty() && preset != gpubench::Preset::kCheck)
+    gpubench::start_peer_contexts(devices.front(), options.peers);
   mark_setup("CUDA and the driver's GPUs");
   try {
     // With fixed effort, the quick preset's short rows (Family::short_launches) stop after 0.02 s of GPU time.

@@ -202,7 +202,7 @@ struct TurnTaker {
   State state = State::kRunning;
   bool open = true;       // its pipe is read: an ended child may still serve its measurers' way backs
   bool told_bye = false;  // every link is measured: it was told it may end
-  bool ready = false;  // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
+  bool ready = false;     // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
   int peer = -1;
   std::string sequence, partial;
   long long asked = 0;  // the order it asked in: within a round, turns go first come, first served
@@ -376,7 +376,8 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
         t.open = false;
       }
     // Every child's rows and links are over: those that serve links may end.
-    if (std::all_of(takers.begin(), takers.end(), [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; }))
+    if (std::all_of(takers.begin(), takers.end(),
+                    [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; }))
       for (TurnTaker& t : takers)
         if (t.open && !t.told_bye) {
           say_to(t, "bye");

@@ -181,7 +181,7 @@ bool node_way_back(int peer, std::string& why_not) {
       return false;
     }
     if (aside(heard)) continue;
-    why_not = heard.empty() ? "the node run's parent is gone"
+    why_not = heard.empty()        ? "the node run's parent is gone"
               : heard == "timeout" ? gpu + " did not queue the way back in 30 s"
                                    : "interrupted";
     return false;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <map>
@@ -23,7 +24,9 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -119,6 +122,95 @@ struct LinkSetup {
 ArgCache<LinkSetup> g_copy_setup, g_chase_setup;  // keyed by the copy's MiB, the chain's bytes
 
 constexpr std::size_t kChaseStride = 128;
+// The node check's chase to a peer's memory: at 4 MiB, the link's limit (links.py).
+constexpr std::int64_t kLinkChaseBytes = std::int64_t{4} << 20;
+
+// A node check's link whose memory on the peer the peer's own process makes (CUDA IPC: no process opens another's
+// GPU, 6 contexts fewer on four GPUs). The two-way copy's way back is queued by the peer's process on its own copy
+// engine, as the peer's stream does in a run of one GPU: from one GPU's engines both ways move one way's bytes (396.6
+// against 782 GB/s on two H200s, .ci/device-probe-ipc).
+struct SharedLink {
+  SharedLink(std::size_t bytes, int peer) : local_a(bytes / sizeof(float4)), local_b(bytes / sizeof(float4)) {
+    local_a.fill_bytes(0x3C);
+    local_b.fill_bytes(0);
+    node_offer(peer, "back_to", memory_handle(local_b.data()));  // the way back's destination
+    node_offer(peer, "fork", fork.handle());
+  }
+  // The peer's offers, taken once (before the link's first turn: only this GPU's mappings change). False where the
+  // peer offered nothing usable: its rows then make their own set-up, a context on the peer included.
+  bool take_offers(int peer) {
+    if (!taken) {
+      taken = true;
+      for (auto [memory, name] : {std::pair{&peer_a, "a"}, {&peer_b, "b"}, {&chain, "chain"}})
+        *memory = std::make_unique<ImportedMemory>(node_offered(peer, name));
+      join = std::make_unique<ImportedEvent>(node_offered(peer, "join"));
+      usable = peer_a->get() && peer_b->get() && chain->get() && join->get();
+      if (!usable)
+        std::fprintf(stderr, "gpubench: warning: GPU %d's process offered no memory for its link; the link opens it\n",
+                     peer);
+    }
+    return usable;
+  }
+  DeviceBuffer<float4> local_a, local_b;
+  SharedEvent fork;  // recorded before each two-way copy; the peer's way back waits for it
+  std::unique_ptr<ImportedMemory> peer_a, peer_b, chain;
+  std::unique_ptr<ImportedEvent> join;  // the peer's, recorded after its way back
+  bool taken = false, usable = false;
+};
+struct SharedLinks {
+  std::int64_t copy_mib = 0;
+  std::map<int, SharedLink> by_peer;
+};
+ArgCache<SharedLinks> g_shared_links;  // one entry: freed with the GPU session, before the child says "done"
+
+// The link to `peer` whose memory the peer's process made, where this is a node check's child and the row's size is
+// the shared one (copies of `copy_mib`, or the 4 MiB chase: copy_mib 0); else null.
+SharedLink* shared_link(int peer, std::int64_t copy_mib) {
+  if (!g_shared_links.holds({0})) return nullptr;
+  SharedLinks& links = g_shared_links.get({0}, [] { return SharedLinks(); });
+  const auto found = links.by_peer.find(peer);
+  if (found == links.by_peer.end() || (copy_mib != 0 && copy_mib != links.copy_mib)) return nullptr;
+  return found->second.take_offers(peer) ? &found->second : nullptr;
+}
+
+// This GPU's side of the links its measurers' processes measure: their memory here, and their two-way copies' way back.
+struct ServedLink {
+  ServedLink(std::size_t bytes, int measurer)
+      : a(bytes / sizeof(float4)), b(bytes / sizeof(float4)), chain(static_cast<std::size_t>(kLinkChaseBytes)) {
+    a.fill_bytes(0x3D);
+    b.fill_bytes(0);
+    for (auto [memory, name] :
+         {std::pair<const void*, const char*>{a.data(), "a"}, {b.data(), "b"}, {chain.data(), "chain"}})
+      node_offer(measurer, name, memory_handle(memory));
+    node_offer(measurer, "join", join.handle());
+  }
+  DeviceBuffer<float4> a, b;  // read by the copies to the measurer (and the way back), written by those from it
+  DeviceBuffer<char> chain;   // the chase's chain, laid out by the measurer inside its turn
+  SharedEvent join;
+  std::unique_ptr<ImportedMemory> back_to;  // the measurer's, from its offers at the first way back
+  std::unique_ptr<ImportedEvent> fork;
+};
+struct ServedLinks {
+  explicit ServedLinks(std::size_t copy_bytes) : bytes(copy_bytes) {}
+  // Queues the way back of `measurer`'s two-way copy: after its fork, `a` here to its `back_to`, then the join.
+  bool way_back(int measurer) {
+    const auto found = links.find(measurer);
+    if (found == links.end()) return false;
+    ServedLink& link = found->second;
+    if (!link.back_to) {
+      link.back_to = std::make_unique<ImportedMemory>(node_offered(measurer, "back_to"));
+      link.fork = std::make_unique<ImportedEvent>(node_offered(measurer, "fork"));
+    }
+    if (!link.back_to->get() || !link.fork->get()) return false;
+    GPUBENCH_CUDA(cudaStreamWaitEvent(stream.get(), link.fork->get(), 0));
+    GPUBENCH_CUDA(cudaMemcpyAsync(link.back_to->get(), link.a.data(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
+    GPUBENCH_CUDA(cudaEventRecord(link.join.get(), stream.get()));
+    return true;
+  }
+  std::size_t bytes;
+  Stream stream;
+  std::map<int, ServedLink> links;
+};
 
 template <class Value>
 void keep_only(std::map<int, Value>& made, int peer) {
@@ -148,10 +240,53 @@ DirectChain& chain_on(LinkSetup& setup, int memory_on, std::size_t bytes) {
   return *at->second;
 }
 
+// The chase's chain in the memory the peer's process made (SharedLink), laid out from this GPU.
+DirectChain& chain_in(LinkSetup& setup, int memory_on, std::size_t bytes, SharedLink& link) {
+  auto at = setup.chains.find(memory_on);
+  if (at == setup.chains.end())
+    at = setup.chains
+             .emplace(memory_on, OnDevice<DirectChain>(device().index, bytes, kChaseStride, nullptr,
+                                                       static_cast<char*>(link.chain->get()),
+                                                       static_cast<std::size_t>(kLinkChaseBytes)))
+             .first;
+  return *at->second;
+}
+
 // In a node run, what touches a link's peer (its buffers, its stream, the chain in its memory) is made where the peer
 // measures nothing: before the rows (prepare_links), or else inside the turn, which the row then takes first.
 bool made_before_the_rows(const LinkSetup& setup, int peer) {
   return node_peers().empty() || (setup.pairs.count(peer) && setup.ways_back.count(peer));
+}
+
+void report_copies(benchmark::State& state, const RunResult& result, std::size_t bytes, std::int64_t direction) {
+  const int directions = direction == kBothWays ? 2 : 1;
+  report_bandwidth(state, result, static_cast<double>(bytes) * directions, false);
+  report_link_share(state, static_cast<double>(bytes) * directions, directions);
+}
+
+// The copies of a link whose memory the peer's process made (SharedLink): the way back by that process.
+void shared_copy_rows(benchmark::State& state, SharedLink& link, int peer, std::int64_t mib, std::int64_t direction) {
+  const LinkTurn turn(peer);
+  if (!turn_granted(state, turn)) return;
+  const std::size_t bytes = static_cast<std::size_t>(mib) << 20;
+  RunOptions options;
+  options.stamps_cycles = false;
+  const RunResult result = run(
+      state,
+      [&](cudaStream_t s, Clocks) {
+        if (direction == kBothWays) {  // the peer queues its way back after the fork, before the first copy is queued
+          GPUBENCH_CUDA(cudaEventRecord(link.fork.get(), s));
+          std::string why_not;
+          if (!node_way_back(peer, why_not)) throw std::runtime_error(why_not);
+        }
+        if (direction == kPeerToLocal)
+          GPUBENCH_CUDA(cudaMemcpyAsync(link.local_b.data(), link.peer_a->get(), bytes, cudaMemcpyDefault, s));
+        else
+          GPUBENCH_CUDA(cudaMemcpyAsync(link.peer_b->get(), link.local_a.data(), bytes, cudaMemcpyDefault, s));
+        if (direction == kBothWays) GPUBENCH_CUDA(cudaStreamWaitEvent(s, link.join->get(), 0));
+      },
+      options);
+  report_copies(state, result, bytes, direction);
 }
 
 void copy_rows(benchmark::State& state) {
@@ -159,6 +294,10 @@ void copy_rows(benchmark::State& state) {
   const std::int64_t mib = arg(state, "MiB");
   const std::int64_t direction = arg(state, "direction");
   links_of_local();
+  if (SharedLink* shared = shared_link(peer, mib)) {
+    shared_copy_rows(state, *shared, peer, mib, direction);
+    return;
+  }
   LinkSetup& setup = g_copy_setup.get({mib}, [] { return LinkSetup(); });
   std::optional<LinkTurn> turn;
   if (!made_before_the_rows(setup, peer)) turn.emplace(peer);
@@ -191,9 +330,7 @@ void copy_rows(benchmark::State& state) {
           GPUBENCH_CUDA(cudaStreamWaitEvent(s, back.join->get(), 0));  // joined into the timed stream
       },
       options);
-  const int directions = direction == kBothWays ? 2 : 1;
-  report_bandwidth(state, result, static_cast<double>(bytes) * directions, false);
-  report_link_share(state, static_cast<double>(bytes) * directions, directions);
+  report_copies(state, result, bytes, direction);
 }
 
 // The Stream family's read and write kernels, on the GPU under test, over the peer's memory.
@@ -231,10 +368,11 @@ void chase_rows(benchmark::State& state) {
   LinkSetup& setup = g_chase_setup.get({arg(state, "bytes")}, [] { return LinkSetup(); });
   // The chain is built inside the turn: no traffic on a peer that may be measuring, and the chain in its L2 as a run of
   // one GPU has it.
+  SharedLink* shared = remote && arg(state, "bytes") == kLinkChaseBytes ? shared_link(memory_on, 0) : nullptr;
   const LinkTurn turn(remote ? memory_on : -1);
   if (remote && !turn_granted(state, turn)) return;
-  if (remote && !peer_usable(state, memory_on)) return;
-  DirectChain& chain = chain_on(setup, memory_on, bytes);
+  if (remote && !shared && !peer_usable(state, memory_on)) return;
+  DirectChain& chain = shared ? chain_in(setup, memory_on, bytes, *shared) : chain_on(setup, memory_on, bytes);
   constexpr auto kernel = kernels::pointer_chase_direct<kernels::LoadPath::kCached>;
   const unsigned blocks = 2 * static_cast<unsigned>(device().sm_count);  // one lands on SM 0
   const RunResult result = run(state, [&](cudaStream_t s, Clocks c) {
@@ -262,19 +400,27 @@ std::vector<std::int64_t> peers_of(int under_test, const Family& family) {
   return family.pick(std::vector<std::int64_t>{peers.front()}, peers);
 }
 
-// A node run's child, before its rows: every link's peer access both ways, and the copies' buffers and the way back's
-// stream at `copy_mib`. The chase's chain is not: built inside the turn, it is in the peer's L2 as it is in a run of
-// one GPU; built before the rows, the peer's rows had evicted it and the chase read 2.4% slower (x4l).
+// A node check's child, before its rows, while nothing measures: the memory of the links it measures (`peers`) on its
+// own GPU, and that of the links its measurers measure to its GPU (SharedLink, ServedLinks), the copies' at
+// `copy_mib`, each offered to the other process through the parent; no context on another GPU. The chase's chain is
+// laid out inside the turn: there it is in the peer's L2 as in a run of one GPU (laid out before the rows, the peer's
+// own rows had evicted it and the chase read 2.4% slower, x4l).
 void prepare_links(const std::vector<int>& peers, std::int64_t copy_mib) {
   const int local = device().index;
-  LinkSetup& copies = g_copy_setup.get({copy_mib}, [] { return LinkSetup(); });
-  for (int peer : peers) {
-    if (peer == local || peer >= cuda_device_count() || !enable_peer_access(local, peer) ||
-        !enable_peer_access(peer, local))
-      continue;  // its rows say why
-    copy_pair(copies, local, peer, static_cast<std::size_t>(copy_mib) << 20);
-    way_back(copies, peer);
-  }
+  const std::size_t bytes = static_cast<std::size_t>(copy_mib) << 20;
+  SharedLinks& shared = g_shared_links.get({0}, [] { return SharedLinks(); });
+  shared.copy_mib = copy_mib;
+  const auto reaches = [&](int other) {  // no context on `other`: the driver's answer only
+    int can = 0;
+    return other != local && other < cuda_device_count() &&
+           cudaDeviceCanAccessPeer(&can, local, other) == cudaSuccess && can;
+  };
+  for (int peer : peers)
+    if (reaches(peer)) shared.by_peer.try_emplace(peer, bytes, peer);  // else its rows say why
+  auto served = std::make_shared<ServedLinks>(bytes);
+  for (int measurer : node_measurers())
+    if (reaches(measurer)) served->links.try_emplace(measurer, bytes, measurer);
+  set_link_server([served](int measurer) { return served->way_back(measurer); });
 }
 
 GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
@@ -284,7 +430,6 @@ GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
   const std::vector<std::int64_t> peers = peers_of(family.device(), family);
   // The node check takes the latency to each peer's memory at 4 MiB, the link's limit (links.py); the local
   // baseline and the 1 GiB chase, which no limit reads, would lengthen every pair's turn.
-  constexpr std::int64_t kLinkChaseBytes = std::int64_t{4} << 20;
   const auto chase_sizes = family.pick<std::vector<std::int64_t>>(
       {kLinkChaseBytes, std::int64_t{1} << 30},
       {std::int64_t{1} << 20, kLinkChaseBytes, std::int64_t{64} << 20, std::int64_t{1} << 30});
@@ -297,9 +442,10 @@ GPUBENCH_FAMILY_AFTER_OTHERS(Peer) {
                                         : family.pick<std::vector<std::int64_t>>({2048}, {32, 256, 1024, 2048, 8192});
   // Each peer's rows together, registered peer by peer: a node run's turns on that link follow one another
   // (link_turn.h). The node check measures NVLink where there is a peer: the copies, both ways, and the chase.
-  // The node check's child makes its links' set-up before its rows (2 GiB a link on each GPU; a quick or full node run
-  // makes each link's inside its turn: its larger copies to every peer would crowd its own rows' memory).
-  if (!node_peers().empty() && family.preset() == Preset::kCheck) {
+  // The node check's child makes its links' memory before its rows, shared with each peer's process (2 GiB a link on
+  // each GPU); a quick or full node run makes each link's inside its turn, a context on the peer included (its larger
+  // copies to every peer would crowd its own rows' memory).
+  if ((!node_peers().empty() || !node_measurers().empty()) && family.preset() == Preset::kCheck) {
     const std::int64_t copy_mib = copy_sizes.front();
     set_link_preparation([copy_mib](const std::vector<int>& node) { prepare_links(node, copy_mib); });
   }

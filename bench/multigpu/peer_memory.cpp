@@ -1,6 +1,7 @@
 #include "bench/multigpu/peer_memory.h"
 
 #include "common/cuda_check.h"
+#include "common/link_turn.h"
 
 #include <cstdio>
 #include <map>
@@ -18,6 +19,52 @@ ScopedDevice::ScopedDevice(int device) {
 }
 
 ScopedDevice::~ScopedDevice() { GPUBENCH_CUDA_NOEXCEPT(cudaSetDevice(previous_)); }
+
+ImportedMemory::ImportedMemory(const std::string& hex) {
+  cudaIpcMemHandle_t handle;
+  if (!from_hex(hex, &handle, sizeof handle)) return;
+  if (cudaIpcOpenMemHandle(&data_, handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+    cudaGetLastError();
+    data_ = nullptr;
+  }
+}
+
+ImportedMemory::~ImportedMemory() {
+  if (data_) GPUBENCH_CUDA_NOEXCEPT(cudaIpcCloseMemHandle(data_));
+}
+
+ImportedEvent::ImportedEvent(const std::string& hex) {
+  cudaIpcEventHandle_t handle;
+  if (!from_hex(hex, &handle, sizeof handle)) return;
+  if (cudaIpcOpenEventHandle(&event_, handle) != cudaSuccess) {
+    cudaGetLastError();
+    event_ = nullptr;
+  }
+}
+
+ImportedEvent::~ImportedEvent() {
+  if (event_) GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(event_));
+}
+
+SharedEvent::SharedEvent() {
+  GPUBENCH_CUDA(cudaEventCreateWithFlags(&event_, cudaEventInterprocess | cudaEventDisableTiming));
+}
+
+SharedEvent::~SharedEvent() {
+  if (event_) GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(event_));
+}
+
+std::string SharedEvent::handle() const {
+  cudaIpcEventHandle_t handle;
+  GPUBENCH_CUDA(cudaIpcGetEventHandle(&handle, event_));
+  return to_hex(&handle, sizeof handle);
+}
+
+std::string memory_handle(const void* memory) {
+  cudaIpcMemHandle_t handle;
+  GPUBENCH_CUDA(cudaIpcGetMemHandle(&handle, const_cast<void*>(memory)));
+  return to_hex(&handle, sizeof handle);
+}
 
 int cuda_device_count() {
   int count = 0;

@@ -59,6 +59,55 @@ OwnedBuffer<T> owned_buffer(int owner, std::size_t count, int fill) {
   return owned;
 }
 
+// Memory another process made and offered (its CUDA IPC handle, hex), mapped for this process's current GPU: no
+// context on the GPU it is on. Null where the handle is no handle or cannot be opened.
+class ImportedMemory {
+ public:
+  ImportedMemory() = default;
+  explicit ImportedMemory(const std::string& hex);
+  ~ImportedMemory();
+  ImportedMemory(ImportedMemory&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+  ImportedMemory& operator=(ImportedMemory&&) = delete;
+  ImportedMemory(const ImportedMemory&) = delete;
+  void* get() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
+// An event another process made and offered (hex), for this process's streams to wait on; null where it cannot be.
+class ImportedEvent {
+ public:
+  ImportedEvent() = default;
+  explicit ImportedEvent(const std::string& hex);
+  ~ImportedEvent();
+  ImportedEvent(ImportedEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  ImportedEvent& operator=(ImportedEvent&&) = delete;
+  ImportedEvent(const ImportedEvent&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// An event of the current GPU that other processes may wait on (no timing), and its handle for them (hex).
+class SharedEvent {
+ public:
+  SharedEvent();
+  ~SharedEvent();
+  SharedEvent(SharedEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  SharedEvent& operator=(SharedEvent&&) = delete;
+  SharedEvent(const SharedEvent&) = delete;
+  cudaEvent_t get() const { return event_; }
+  std::string handle() const;
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// The handle (hex) another process opens `memory` by: the start of a cudaMalloc allocation.
+std::string memory_handle(const void* memory);
+
 // How many CUDA GPUs this host has (0 without a driver).
 int cuda_device_count();
 

@@ -193,10 +193,9 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
     chmod(standin_.c_str(), 0755);
   }
   void TearDown() override {
-    for (const char* name :
-         {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS", "STANDIN_LATE_GPU",
-          "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1", "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS",
-          "STANDIN_SERVE"})
+    for (const char* name : {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS",
+                             "STANDIN_LATE_GPU", "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1",
+                             "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS", "STANDIN_SERVE"})
       unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
@@ -396,8 +395,8 @@ TEST_F(NodeRunSpawn, AGpuWhoseRowsAreOverServesTheLinksBeforeItsProcessEnds) {
   expect_link_phase(dir_, run, 6, 3 * 0.1 + 0.5, "a link waited for a child's process to end");
 }
 
-// A node check's links share memory between their GPUs' processes: each peer's child offers its memory to the child that
-// measures the link, queues that link's way back when asked, and ends only once every link is measured.
+// A node check's links share memory between their GPUs' processes: each peer's child offers its memory to the child
+// that measures the link, queues that link's way back when asked, and ends only once every link is measured.
 TEST_F(NodeRunSpawn, EachPeersProcessOffersItsMemoryAndQueuesTheWayBack) {
   const NodeRun run = four_gpus_with_links();
   const std::string served = dir_ + "/served.log";

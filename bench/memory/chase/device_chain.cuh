@@ -80,16 +80,23 @@ class DeviceChain {
 // the walk's position is an address (kernels::pointer_chase_direct).
 class DirectChain {
  public:
-  DirectChain(std::size_t bytes, std::size_t stride, cudaStream_t stream)
+  // The chain in memory of its own, or laid out in `memory` (`memory_bytes` of it, owned elsewhere: another process's
+  // memory mapped into this one).
+  DirectChain(std::size_t bytes, std::size_t stride, cudaStream_t stream, char* memory = nullptr,
+              std::size_t memory_bytes = 0)
       : host_(make_chase_chain(bytes, stride, kChainSeed)),
-        nodes_(host_.word_count() * 4),
+        owned_(memory != nullptr ? 0 : host_.word_count() * 4),
+        nodes_(memory != nullptr ? memory : owned_.data()),
         position_(kernels::kDirectPositionWords),
         stream_(stream) {
     if (stride % sizeof(std::uint64_t) != 0) throw std::invalid_argument("address chains need 8-byte-aligned nodes");
-    nodes_.fill_bytes(0, stream);
+    if (memory != nullptr && memory_bytes < host_.word_count() * 4)
+      throw std::invalid_argument("the chain needs " + std::to_string(host_.word_count() * 4) + " bytes; " +
+                                  std::to_string(memory_bytes) + " were given");
+    GPUBENCH_CUDA(cudaMemsetAsync(nodes_, 0, host_.word_count() * 4, stream));
     DeviceBuffer<std::uint32_t> next(host_.nodes);
     next.upload(host_.next, stream);
-    kernels::place_chain_addresses<<<1024, 256, 0, stream>>>(nodes_.data(), next.data(), host_.nodes, stride);
+    kernels::place_chain_addresses<<<1024, 256, 0, stream>>>(nodes_, next.data(), host_.nodes, stride);
     GPUBENCH_CUDA_LAUNCHED();
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     position_.upload({address_at(0), 0, 0}, stream);
@@ -102,7 +109,7 @@ class DirectChain {
   int last_sm() const { return static_cast<int>(position_.download(stream_)[2]) - 1; }
   // The address of the node at place `at` of the walk.
   std::uint64_t address_at(std::size_t at) const {
-    return reinterpret_cast<std::uint64_t>(nodes_.data()) +
+    return reinterpret_cast<std::uint64_t>(nodes_) +
            static_cast<std::uint64_t>(host_.order[at % host_.nodes]) * host_.stride_words * 4;
   }
   DeviceBuffer<std::uint64_t> position_at(std::size_t at) const {
@@ -119,7 +126,7 @@ class DirectChain {
     }
     position_.upload({address_at(0), 0, 0}, stream_);
     kernels::touch_in_walk_order<<<blocks, kTouchThreads, 0, stream_>>>(
-        nodes_.data(), order_.data(), static_cast<std::uint32_t>(host_.nodes), host_.stride_words * 4, sm,
+        nodes_, order_.data(), static_cast<std::uint32_t>(host_.nodes), host_.stride_words * 4, sm,
         reinterpret_cast<unsigned long long*>(position_.data() + 1), launch_id, position_.data() + 2);
     GPUBENCH_CUDA_LAUNCHED();
   }
@@ -128,16 +135,16 @@ class DirectChain {
   void expect_walked(const DeviceBuffer<std::uint64_t>& position, std::size_t from, std::size_t steps) const {
     const std::uint64_t device = position.download(stream_).front();
     if (device != address_at(from + steps))
-      throw std::runtime_error(
-          "direct pointer chase ended at node offset " +
-          std::to_string(device - reinterpret_cast<std::uint64_t>(nodes_.data())) +
-          " but the host's chase of the same chain ends at " +
-          std::to_string(address_at(from + steps) - reinterpret_cast<std::uint64_t>(nodes_.data())));
+      throw std::runtime_error("direct pointer chase ended at node offset " +
+                               std::to_string(device - reinterpret_cast<std::uint64_t>(nodes_)) +
+                               " but the host's chase of the same chain ends at " +
+                               std::to_string(address_at(from + steps) - reinterpret_cast<std::uint64_t>(nodes_)));
   }
 
  private:
   ChaseChain host_;
-  DeviceBuffer<char> nodes_;
+  DeviceBuffer<char> owned_;  // empty where the chain is laid out in memory owned elsewhere
+  char* nodes_;
   DeviceBuffer<std::uint64_t> position_;
   DeviceBuffer<std::uint32_t> order_;  // host_.order on the device, uploaded on first use
   cudaStream_t stream_;
