@@ -200,9 +200,8 @@ struct TurnTaker {
   int gpu = -1;
   int from_child = -1, to_child = -1;  // the parent's ends
   State state = State::kRunning;
-  bool open = true;       // its pipe is read: an ended child may still serve its measurers' way backs
-  bool told_bye = false;  // every link is measured: it was told it may end
-  bool ready = false;     // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
+  bool open = true;    // its pipe is read: an ended child may still serve its measurers' way backs
+  bool ready = false;  // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
   int peer = -1;
   std::string sequence, partial;
   long long asked = 0;  // the order it asked in: within a round, turns go first come, first served
@@ -375,14 +374,14 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
         if (t.state != TurnTaker::State::kEnded) ended(t);
         t.open = false;
       }
-    // Every child's rows and links are over: those that serve links may end.
+    // Every child's rows and links are over (their reports written): those that serve links may end. The processes'
+    // ends are waited for later, while their reports are merged (run_node).
     if (std::all_of(takers.begin(), takers.end(),
-                    [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; }))
+                    [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; })) {
       for (TurnTaker& t : takers)
-        if (t.open && !t.told_bye) {
-          say_to(t, "bye");
-          t.told_bye = true;
-        }
+        if (t.open) say_to(t, "bye");
+      return;
+    }
     std::vector<pollfd> fds;
     std::vector<TurnTaker*> of;
     for (TurnTaker& t : takers)
@@ -697,31 +696,37 @@ NodeResult run_node(const NodeRun& node) {
     close(t.from_child);
     close(t.to_child);
   }
-  wait_all(running, done);
-  std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(start).c_str());
   std::vector<std::string> host;
   for (const std::string& name : host_only(node.selected))
     if (name.find("/gpu:") == std::string::npos) host.push_back(name);
-  if (!host.empty() && g_signal == 0) {
-    running.push_back(spawn(node, -1, exact_filter(host), "", dir, "host"));
-    wait_all(running, done);
-  }
-
+  const bool host_rows = !host.empty() && g_signal == 0;
   nlohmann::ordered_json merged;
   std::set<int> seen;
-  for (const Child& child : done) {
-    std::ifstream in(child.json);
-    if (!in) {
-      std::fprintf(stderr, "gpubench: node: %s wrote no report (see its log: %s)\n", child.what.c_str(),
-                   child.log.c_str());
-      continue;
+  const auto merge_reports = [&](const std::vector<Child>& children) {
+    for (const Child& child : children) {
+      std::ifstream in(child.json);
+      if (!in) {
+        std::fprintf(stderr, "gpubench: node: %s wrote no report (see its log: %s)\n", child.what.c_str(),
+                     child.log.c_str());
+        continue;
+      }
+      nlohmann::ordered_json report = nlohmann::ordered_json::parse(in, nullptr, false);
+      if (report.is_discarded()) {
+        std::fprintf(stderr, "gpubench: node: %s's report did not parse\n", child.what.c_str());
+        continue;
+      }
+      merge_child(merged, report, child.gpu, seen.insert(child.gpu).second);
     }
-    nlohmann::ordered_json report = nlohmann::ordered_json::parse(in, nullptr, false);
-    if (report.is_discarded()) {
-      std::fprintf(stderr, "gpubench: node: %s's report did not parse\n", child.what.c_str());
-      continue;
-    }
-    merge_child(merged, report, child.gpu, seen.insert(child.gpu).second);
+  };
+  // Each GPU's child said its rows were done (its report written) or has ended: without host rows, the reports are
+  // merged while the processes end (their contexts closing, a tenth of a second or two).
+  if (!host_rows) merge_reports(running);
+  wait_all(running, done);
+  std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(start).c_str());
+  if (host_rows) {
+    running.push_back(spawn(node, -1, exact_filter(host), "", dir, "host"));
+    wait_all(running, done);
+    merge_reports(done);
   }
   if (!merged.contains("context")) {
     result.message = "node run: no child wrote a report (logs in " + dir + ")";
