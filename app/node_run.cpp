@@ -99,7 +99,13 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   child.json = dir + "/" + name + ".json";
   child.log = dir + "/" + name + ".log";
   child.what = name;
-  std::vector<std::string> argv = {node.binary};
+  std::vector<std::string> argv;
+  // GPUBENCH_NODE_WRAPPER: each child under a tool (compute-sanitizer, nsys), its words before the binary.
+  if (const char* wrapper = std::getenv("GPUBENCH_NODE_WRAPPER")) {
+    std::istringstream words(wrapper);
+    for (std::string word; words >> word;) argv.push_back(word);
+  }
+  argv.push_back(node.binary);
   argv.insert(argv.end(), node.args.begin(), node.args.end());
   argv.push_back("--gpubench_device=" + std::to_string(gpu < 0 ? node.gpus.front() : gpu));
   if (!peers.empty()) argv.push_back("--gpubench_peers=" + peers);
@@ -136,7 +142,7 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   {
     const InterruptsBlocked blocked;
     const int error = g_running_count < kMaxChildren
-                          ? posix_spawn(&child.pid, args[0], &files, &attributes, args.data(), envp.data())
+                          ? posix_spawnp(&child.pid, args[0], &files, &attributes, args.data(), envp.data())
                           : EAGAIN;
     if (error != 0) {
       child.pid = -1;
@@ -200,8 +206,9 @@ struct TurnTaker {
   int gpu = -1;
   int from_child = -1, to_child = -1;  // the parent's ends
   State state = State::kRunning;
-  bool open = true;    // its pipe is read: an ended child may still serve its measurers' way backs
-  bool ready = false;  // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
+  bool open = true;       // its pipe is read: an ended child may still serve its measurers' way backs
+  bool told_bye = false;  // its rows and its measurers' are over: it may end
+  bool ready = false;     // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
   int peer = -1;
   std::string sequence, partial;
   long long asked = 0;  // the order it asked in: within a round, turns go first come, first served
@@ -374,14 +381,18 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
         if (t.state != TurnTaker::State::kEnded) ended(t);
         t.open = false;
       }
-    // Every child's rows and links are over (their reports written): those that serve links may end. The processes'
-    // ends are waited for later, while their reports are merged (run_node).
-    if (std::all_of(takers.begin(), takers.end(),
-                    [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; })) {
-      for (TurnTaker& t : takers)
-        if (t.open) say_to(t, "bye");
-      return;
-    }
+    // A child whose rows are over and whose measurers' are too serves no more links: it may end, while others measure
+    // (its GPU idle). Once every child's are over (their reports written), the processes' ends are waited for while
+    // their reports are merged (run_node).
+    const auto over = [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; };
+    for (TurnTaker& t : takers)
+      if (t.open && !t.told_bye && over(t) && std::none_of(takers.begin(), takers.end(), [&](const TurnTaker& u) {
+            return !over(u) && std::find(u.peers.begin(), u.peers.end(), t.gpu) != u.peers.end();
+          })) {
+        say_to(t, "bye");
+        t.told_bye = true;
+      }
+    if (std::all_of(takers.begin(), takers.end(), over)) return;
     std::vector<pollfd> fds;
     std::vector<TurnTaker*> of;
     for (TurnTaker& t : takers)
