@@ -25,6 +25,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -303,8 +304,16 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
     }
     if (g_deadline_reached.load()) context["gpubench_deadline_reached"] = "yes";
   });
-  // A node run's child: its peers' contexts made and every sibling ready before any row (link_turn.h).
-  if (gpu_rows) gpubench::node_ready(gpubench::node_peers());
+  // A node run's child: its peers' contexts made and every sibling ready before any row (link_turn.h). Its rows that
+  // take a turn on a link: those of the Peer family but the chase in its own memory.
+  if (gpu_rows) {
+    const std::string own_memory = "memory_on:" + std::to_string(devices.front()) + "/";
+    gpubench::set_link_rows(
+        static_cast<int>(std::count_if(selected.begin(), selected.end(), [&](const std::string& row) {
+          return row.rfind("Peer/", 0) == 0 && row.find(own_memory) == std::string::npos;
+        })));
+    gpubench::node_ready(gpubench::node_peers());
+  }
   if (!options.out.empty() && options.out_format == "json") {
     benchmark::RunSpecifiedBenchmarks(nullptr, &json_report);
   } else {

@@ -296,7 +296,7 @@ void heard(TurnTaker& taker, const std::string& line, std::set<int>& used, long 
   }
   if (taker.state == TurnTaker::State::kHolding) {  // any word after a turn ends it
     used.erase(taker.peer);
-    taker.kept_peer = taker.peer;
+    taker.kept_peer = second == "last" ? -1 : taker.peer;  // its last turn: no next row to keep the GPUs for
     taker.kept_until = std::chrono::steady_clock::now() + kKeptForTheNextRow;
   }
   if (verb == "turn") {

@@ -287,8 +287,16 @@ LinkTurn::LinkTurn(int peer, double wait_seconds) {
   }
 }
 
+namespace {
+int g_link_rows_left = -1;  // unknown: no turn is said to be the last
+}  // namespace
+
+void set_link_rows(int rows) { g_link_rows_left = rows; }
+
 LinkTurn::~LinkTurn() {
-  if (asked_) say((granted_ ? "end " : "cancel ") + std::to_string(sequence_));
+  if (!asked_) return;
+  const bool last = granted_ && g_link_rows_left > 0 && --g_link_rows_left == 0;
+  say((granted_ ? "end " : "cancel ") + std::to_string(sequence_) + (last ? " last" : ""));
 }
 
 }  // namespace gpubench

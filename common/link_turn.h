@@ -3,7 +3,8 @@
 // no other pair on it); it says when it is done. Outside a node run (no GPUBENCH_NODE_TURNS) nothing waits.
 // The parent's side is app/node_run.cpp; the protocol is one line each way (docs/harness.md):
 //   child: "ready SECONDS"      parent: "start"       (once, when every child is ready: the rows start together)
-//   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" (or "cancel SEQ": it stopped waiting)
+//   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" ("end SEQ last" after its last turn; "cancel
+//                                                                 SEQ": it stopped waiting)
 //   child: "done"               (its rows are over: its GPU is free for the others' links while the process ends)
 // A node check's links share memory between their two GPUs' processes (CUDA IPC), so no process opens another's GPU;
 // the parent passes these lines between children (FROM and TO are GPUs):
@@ -65,6 +66,10 @@ void node_rows_done();
 // Hex text of `bytes` bytes (an IPC handle on the turn pipe), and back: false where `text` is not that many bytes.
 std::string to_hex(const void* data, std::size_t bytes);
 bool from_hex(const std::string& text, void* data, std::size_t bytes);
+
+// In a node run, how many of this child's rows take a turn on a link: the last one's end says so ("end SEQ last"), and
+// the parent keeps its two GPUs for no next row.
+void set_link_rows(int rows);
 
 class LinkTurn {
  public:

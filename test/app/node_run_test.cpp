@@ -177,7 +177,8 @@ for peer in ${peers//,/ }; do  # a turn on each link, as the Peer rows take them
     echo "back $peer $seq" >&3; hear; echo "way-back $dev $peer $answer" >>"$serve_log"
   fi
   sleep "${STANDIN_LINK_SECONDS:-0.2}"; echo "link $dev $peer end $(date +%s.%N)" >>"$log"
-  echo "end $seq" >&3
+  last=; [ "$peer" = "${peers##*,}" ] && last=" last"  # its last link's turn says so
+  echo "end $seq$last" >&3
 done
 echo "{\"context\":{\"gpu_name\":\"S\",\"gpubench_rows_planned\":\"1\"},\"benchmarks\":[$row]}" >"$out"
 if [ -n "${GPUBENCH_NODE_TURNS:-}" ]; then  # its rows are over; the process ends later (it frees its GPU's memory)
