@@ -2,6 +2,7 @@
 // links (both GPUs quiet) and the merge of its children's reports into one report of the node, on the CPU.
 #include "app/node_run.h"
 #include "app/node_schedule.h"
+#include "common/link_turn.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -74,6 +75,21 @@ TEST(NodeSchedule, EveryLinkHasOneMeasurerAndTheWorkIsShared) {
     EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2)) << n << " GPUs";
     EXPECT_LE(most - least, 1u) << n << " GPUs: one child would carry more links than the others";
   }
+}
+
+// A handle crosses the turn pipe as hex text (link_turn.h): back to the same bytes, and text of another length or with
+// another character is no handle.
+TEST(NodeRun, AHandleCrossesThePipeAsHexAndBackUnchanged) {
+  unsigned char handle[64], back[64] = {};
+  for (int i = 0; i < 64; ++i) handle[i] = static_cast<unsigned char>(i * 37 + 5);
+  const std::string hex = to_hex(handle, sizeof handle);
+  EXPECT_EQ(hex.size(), 128u);
+  EXPECT_EQ(hex.find_first_not_of("0123456789abcdef"), std::string::npos);
+  ASSERT_TRUE(from_hex(hex, back, sizeof back));
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(back), 64), std::string(reinterpret_cast<char*>(handle), 64));
+  EXPECT_FALSE(from_hex(hex.substr(2), back, sizeof back));
+  EXPECT_FALSE(from_hex("zz" + hex.substr(2), back, sizeof back));
+  EXPECT_FALSE(from_hex("", back, sizeof back));
 }
 
 TEST(NodeRun, RowsOfOneGpuLoseTheirTagAndPeerRowsGoApart) {
