@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -92,8 +91,10 @@ std::function<void(const std::vector<int>&)>& link_preparation() {
 }
 
 std::function<bool(int)>& link_server() {
-  static std::function<bool(int)> serve;
-  return serve;
+  // Never destroyed at exit: the memory it serves is freed by node_rows_done while CUDA is up, not in static
+  // destruction.
+  static auto* serve = new std::function<bool(int)>;
+  return *serve;
 }
 
 // The handles other children offered this one, by offering GPU and name.
@@ -203,7 +204,7 @@ std::string to_hex(const void* data, std::size_t bytes) {
 
 bool from_hex(const std::string& text, void* data, std::size_t bytes) {
   if (text.size() != 2 * bytes) return false;
-  const auto value = [](char c) { return std::isdigit(c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  const auto value = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
   for (std::size_t i = 0; i < bytes; ++i) {
     const int high = value(text[2 * i]), low = value(text[2 * i + 1]);
     if (high < 0 || low < 0) return false;
