@@ -111,9 +111,10 @@ struct WayBack {
   std::unique_ptr<Event> join;
 };
 
-// A link's set-up, by peer: the copies' buffers of one size and the way back's stream, and the chase's chain of one
-// size. A node run's child makes every link's before its rows (prepare_links); elsewhere a row makes its peer's and
-// frees the others' (a full run's 8 GiB copies to seven peers would not fit together).
+// A link's set-up where this process opens the peer (a run of one GPU, a quick or full node run, or a node check's link
+// whose peer offered nothing): by peer, the copies' buffers of one size and the way back's stream, and the chase's
+// chain of one size. A node run's child keeps every link's; elsewhere a row makes its peer's and frees the others' (a
+// full run's 8 GiB copies to seven peers would not fit together).
 struct LinkSetup {
   std::map<int, CopyPair> pairs;
   std::map<int, WayBack> ways_back;
@@ -253,7 +254,7 @@ DirectChain& chain_in(LinkSetup& setup, int memory_on, std::size_t bytes, Shared
 }
 
 // In a node run, what touches a link's peer (its buffers, its stream, the chain in its memory) is made where the peer
-// measures nothing: before the rows (prepare_links), or else inside the turn, which the row then takes first.
+// measures nothing: inside the turn, which the link's first row then takes before its set-up.
 bool made_before_the_rows(const LinkSetup& setup, int peer) {
   return node_peers().empty() || (setup.pairs.count(peer) && setup.ways_back.count(peer));
 }
