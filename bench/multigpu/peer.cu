@@ -144,7 +144,7 @@ struct SharedLink {
       taken = true;
       for (auto [memory, name] : {std::pair{&peer_a, "a"}, {&peer_b, "b"}, {&chain, "chain"}})
         *memory = std::make_unique<ImportedMemory>(node_offered(peer, name));
-      join = std::make_unique<ImportedEvent>(node_offered(peer, "join"));
+      join = std::make_unique<SharedEvent>(node_offered(peer, "join"));
       usable = peer_a->get() && peer_b->get() && chain->get() && join->get();
       if (!usable)
         std::fprintf(stderr, "gpubench: warning: GPU %d's process offered no memory for its link; the link opens it\n",
@@ -155,7 +155,7 @@ struct SharedLink {
   DeviceBuffer<float4> local_a, local_b;
   SharedEvent fork;  // recorded before each two-way copy; the peer's way back waits for it
   std::unique_ptr<ImportedMemory> peer_a, peer_b, chain;
-  std::unique_ptr<ImportedEvent> join;  // the peer's, recorded after its way back
+  std::unique_ptr<SharedEvent> join;  // the peer's, recorded after its way back
   bool taken = false, usable = false;
 };
 struct SharedLinks {
@@ -189,7 +189,7 @@ struct ServedLink {
   DeviceBuffer<char> chain;   // the chase's chain, laid out by the measurer inside its turn
   SharedEvent join;
   std::unique_ptr<ImportedMemory> back_to;  // the measurer's, from its offers at the first way back
-  std::unique_ptr<ImportedEvent> fork;
+  std::unique_ptr<SharedEvent> fork;
 };
 struct ServedLinks {
   explicit ServedLinks(std::size_t copy_bytes) : bytes(copy_bytes) {}
@@ -200,7 +200,7 @@ struct ServedLinks {
     ServedLink& link = found->second;
     if (!link.back_to) {
       link.back_to = std::make_unique<ImportedMemory>(node_offered(measurer, "back_to"));
-      link.fork = std::make_unique<ImportedEvent>(node_offered(measurer, "fork"));
+      link.fork = std::make_unique<SharedEvent>(node_offered(measurer, "fork"));
     }
     if (!link.back_to->get() || !link.fork->get()) return false;
     GPUBENCH_CUDA(cudaStreamWaitEvent(stream.get(), link.fork->get(), 0));

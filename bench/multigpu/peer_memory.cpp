@@ -33,21 +33,17 @@ ImportedMemory::~ImportedMemory() {
   if (data_) GPUBENCH_CUDA_NOEXCEPT(cudaIpcCloseMemHandle(data_));
 }
 
-ImportedEvent::ImportedEvent(const std::string& hex) {
+SharedEvent::SharedEvent() {
+  GPUBENCH_CUDA(cudaEventCreateWithFlags(&event_, cudaEventInterprocess | cudaEventDisableTiming));
+}
+
+SharedEvent::SharedEvent(const std::string& hex) {
   cudaIpcEventHandle_t handle;
   if (!from_hex(hex, &handle, sizeof handle)) return;
   if (cudaIpcOpenEventHandle(&event_, handle) != cudaSuccess) {
     cudaGetLastError();
     event_ = nullptr;
   }
-}
-
-ImportedEvent::~ImportedEvent() {
-  if (event_) GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(event_));
-}
-
-SharedEvent::SharedEvent() {
-  GPUBENCH_CUDA(cudaEventCreateWithFlags(&event_, cudaEventInterprocess | cudaEventDisableTiming));
 }
 
 SharedEvent::~SharedEvent() {

@@ -75,31 +75,18 @@ class ImportedMemory {
   void* data_ = nullptr;
 };
 
-// An event another process made and offered (hex), for this process's streams to wait on; null where it cannot be.
-class ImportedEvent {
- public:
-  ImportedEvent() = default;
-  explicit ImportedEvent(const std::string& hex);
-  ~ImportedEvent();
-  ImportedEvent(ImportedEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  ImportedEvent& operator=(ImportedEvent&&) = delete;
-  ImportedEvent(const ImportedEvent&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
-// An event of the current GPU that other processes may wait on (no timing), and its handle for them (hex).
+// An event other processes may wait on (interprocess, no timing): made on the current GPU, or opened from the handle
+// (hex) another process offered (null where it cannot be).
 class SharedEvent {
  public:
   SharedEvent();
+  explicit SharedEvent(const std::string& hex);
   ~SharedEvent();
   SharedEvent(SharedEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
   SharedEvent& operator=(SharedEvent&&) = delete;
   SharedEvent(const SharedEvent&) = delete;
   cudaEvent_t get() const { return event_; }
-  std::string handle() const;
+  std::string handle() const;  // for another process
 
  private:
   cudaEvent_t event_ = nullptr;
