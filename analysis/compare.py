@@ -35,8 +35,8 @@ if __package__ in (None, ""):  # run as a script: the package is the folder abov
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analysis.model import cli  # noqa: E402
 from analysis.cards import noise  # noqa: E402
-from analysis.comparing.comparison import (CLOCK_TOLERANCE, GPU_SUFFIX, Side, compare_rows, host_row, judge,  # noqa: E402
-                                 load, names_another_gpu, sides_of)
+from analysis.comparing.comparison import (CLOCK_TOLERANCE, Side, compare_rows, host_row, judge,  # noqa: E402
+                                 load, names_another_gpu, own_rows, sides_of)
 
 # Built here from analysis/comparing/comparison.py's data, rendered here; the names other scripts read are these.
 __all__ = ["CLOCK_TOLERANCE", "Side", "compare_rows", "host_row", "judge", "load", "render", "run_compare", "sides_of"]
@@ -64,6 +64,18 @@ def render(entries, fmt):
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     return "\n".join(lines)
+
+
+def measured_again_lines(label, report):
+    """What a run's verdict measured again, and that compare judges that second reading (load_one puts it in place
+    of the first): [] when nothing was."""
+    again = report.measured_again
+    if not again or not again.get("families"):
+        return []
+    gpus = again.get("gpus") or []
+    where = f" on GPU {', '.join(map(str, gpus))}" if gpus else ""
+    return [f"{label}: {', '.join(again['families'])}{where} measured again for the verdict: the second reading is "
+            "judged (the one the verdict read)"]
 
 
 def picked_devices(before_report, after_report, picks):
@@ -126,14 +138,11 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     pairs = picked_devices(before_report, after_report, picks) if picks else \
         paired_devices(before_report, after_report, allow_different)
     for gpu, b_part, a_part in pairs:
-        own = (lambda row: row.gpu is not None) if gpu is not None else (lambda row: True)
-        b_sides, _ = sides_of([r for r in b_part.all_rows if own(r) or picks])
-        a_sides, _ = sides_of([r for r in a_part.all_rows if own(r) or picks])
-        if picks:  # one GPU of a node and another run's: the same row whatever its GPU's index
-            b_sides = {GPU_SUFFIX.sub("", n): v for n, v in b_sides.items() if v.rows[0].gpu is not None
-                       or list(dict(before_report.devices())) == [None]}
-            a_sides = {GPU_SUFFIX.sub("", n): v for n, v in a_sides.items() if v.rows[0].gpu is not None
-                       or list(dict(after_report.devices())) == [None]}
+        # A node's part: its GPU's rows (the host rows are the one-GPU run's). Rows pair by their key, whatever GPU
+        # index (--gpu N:M) or reading (first, or measured again for a verdict) they came from; a node pair's are
+        # named with their GPU.
+        b_sides, _ = sides_of(own_rows(b_part), None if picks else gpu)
+        a_sides, _ = sides_of(own_rows(a_part), None if picks else gpu)
         b_sides = {n: s for n, s in b_sides.items() if name_filter.search(n)}
         a_sides = {n: s for n, s in a_sides.items() if name_filter.search(n)}
         before.update(b_sides)
@@ -180,7 +189,9 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
         status = 1
     context = [(label, str(before_report.context.get(key, "-")), str(after_report.context.get(key, "-")))
                for label, key in CONTEXT_KEYS]
-    return status, context, entries, problems + said["host"] + said["link"], summary, slower, changed, problems
+    readings = measured_again_lines("BEFORE", before_report) + measured_again_lines("AFTER", after_report)
+    return status, context, entries, problems + said["host"] + said["link"] + readings, summary, slower, changed, \
+        problems
 
 
 def blind_at(entries, threshold):

@@ -26,7 +26,7 @@ REGEX_SPECIAL = re.compile(r"([.\[\]{}()\\*+?^$|])")
 
 def unrun(report):
     """The names (as run, GPU tag kept) of the rows no file ran, in run order, each once."""
-    return list(dict.fromkeys(row.key for row in report.all_rows
+    return list(dict.fromkeys(row.name_as_run for row in report.all_rows
                               if row.error == report_model.INTERRUPTED and not row.aggregate))
 
 

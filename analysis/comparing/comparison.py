@@ -2,7 +2,6 @@
 ambiguous or noisier by both runs' intervals (runs of the stopping rule) or their own spreads (fixed effort) and
 its class's calibrated floor (analysis/cards/noise.py); fixed counters exact where proven."""
 import math
-import re
 import statistics
 
 from analysis.model import cli
@@ -10,7 +9,6 @@ from analysis.model import cli
 from analysis.cards import noise
 from analysis.model import report as report_model
 
-GPU_SUFFIX = re.compile(r"/gpu:\d+")  # a node run's row of one GPU: the same row as a one-GPU run's
 
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
 NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "family_index",
@@ -69,23 +67,39 @@ class Side:
 
 
 def load(path):
-    """(report, {full name: Side}, {full name: error}) of one run. Full names keep their GPU tag, so two runs
-    over several GPUs pair GPU by GPU."""
+    """(report, {name: Side}, {name: error}) of one run; a run over several GPUs names each row with its GPU's tag
+    (Row.display_name), so its GPUs' rows stay apart."""
     report = cli.load(path)
-    sides, failed = sides_of(report.all_rows)
+    several = len({row.gpu for row in report.all_rows if row.gpu is not None}) > 1
+    sides, failed = {}, {}
+    for gpu, part in report.devices():
+        part_sides, part_failed = sides_of(own_rows(part), gpu if several else None)
+        sides.update(part_sides)
+        failed.update(part_failed)
     return report, sides, failed
 
 
-def sides_of(rows):
-    """({full name: Side}, {full name: error}) of a run's rows."""
-    grouped, failed = {}, {}
+def own_rows(part):
+    """A GPU's rows of a node run's part (Report.devices), or every row of a one-GPU run."""
+    return [r for r in part.all_rows if part.gpu is None or r.gpu is not None]
+
+
+def sides_of(rows, gpu=None):
+    """({name: Side}, {name: error}) of one GPU's rows (and the host's), each row under its key: two runs pair by
+    it, whatever GPU index or reading (first or measured again) a row came from. `gpu`: name each with that GPU's
+    tag instead (Row.display_name), for a report of a node's GPUs side by side. Rows of two GPUs under one key are
+    an error of the caller."""
+    grouped, failed, gpus = {}, {}, {}
     for row in rows:
         if row.aggregate or row.skipped:
             continue
+        if gpus.setdefault(row.key, row.gpu) != row.gpu:
+            raise ValueError(f"sides_of: {row.key} of GPUs {gpus[row.key]} and {row.gpu}: give one GPU's rows")
+        name = row.display_name(gpu)
         if row.error:
-            failed[row.key] = row.error
+            failed[name] = row.error
             continue
-        grouped.setdefault(row.key, []).append(row)
+        grouped.setdefault(name, []).append(row)
     return {name: Side(same) for name, same in grouped.items()}, failed
 
 
@@ -198,7 +212,7 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                 entry["verdict"] = "changed" if abs(change) > tolerance else "same"
             elif role == "result":
                 rule = b.by_rule and a.by_rule
-                result = f"{GPU_SUFFIX.sub('', name)} {quantity}"
+                result = noise.result_name(row.key, quantity)
                 floor = noise.floor(model, cls, where, rule, result)
                 width_b, width_a = b.half_width(quantity), a.half_width(quantity)
                 noisy = noisier_side(b, a, quantity, floor, noise.known_width(model, result)) if rule else None

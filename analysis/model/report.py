@@ -38,6 +38,9 @@ class Report:
         self.counter_table = counter_table or {}
         self.gpu = gpu
         self.sources = list(sources)
+        # {"families", "gpus", "benchmarks"}: a verdict measured these again and its second reading replaced the
+        # first in `all_rows` (replaced()); None when nothing was.
+        self.measured_again = None
 
     # -- selection -----------------------------------------------------------------------------
     def rows(self, prefix="", metric=None, **args):
@@ -81,7 +84,9 @@ class Report:
             own = {k: v for k, v in self.context.items() if not re.search(r"/gpu:\d+$", k)}
             own.update({k[:-len(tag)]: v for k, v in self.context.items() if k.endswith(tag)})
             rows = [r for r in self.all_rows if r.gpu is None or r.gpu == gpu]
-            parts.append((gpu, Report(own, rows, self.counter_table, gpu, self.sources)))
+            part = Report(own, rows, self.counter_table, gpu, self.sources)
+            part.measured_again = self.measured_again
+            parts.append((gpu, part))
         return parts
 
 
@@ -187,9 +192,11 @@ def merge(reports):
             table.setdefault(name, entry)
     context = next((r.context for r in reports if r.context), {})
     rows = [row for r in reports for row in r.all_rows]
-    ran = {row.key for row in rows if row.error != INTERRUPTED}
-    rows = [row for row in rows if row.error != INTERRUPTED or row.key not in ran]
-    return Report(context, rows, table, sources=[s for r in reports for s in r.sources])
+    ran = {row.identity for row in rows if row.error != INTERRUPTED}
+    rows = [row for row in rows if row.error != INTERRUPTED or row.identity not in ran]
+    merged = Report(context, rows, table, sources=[s for r in reports for s in r.sources])
+    merged.measured_again = reports[0].measured_again if len(reports) == 1 else None
+    return merged
 
 
 def from_dict(data):

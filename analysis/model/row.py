@@ -8,6 +8,7 @@ from analysis.model.values import short
 BENCHMARK_SUFFIX_KEYS = {"min_time", "min_warmup_time", "iterations", "repeats"}
 TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
 GPU_TAG = re.compile(r"^gpu:(\d+)$")
+GPU_SEGMENT = re.compile(r"/gpu:\d+(?=/|$)")
 EFFORT_SUFFIX = re.compile(r"/(?:iterations|min_time|repeats):[^/]+")
 # Runs from before schema 2 name no results: their result quantities by the catalog's rule of today.
 LEGACY_RESULTS = (("bytes_per_second", "higher"), ("fraction_of_peak", "higher"), ("bytes_per_clock_per_sm", "higher"),
@@ -62,21 +63,35 @@ class Row(dict):
         self.results = dict(declared) if isinstance(declared, dict) else _legacy_results(raw)
         # The family as gpubench wrote it; runs from before schema 2 only name it as their first segment.
         self.family = (described.get("family") if isinstance(described, dict) else None) or self.registered.split("/")[0]
-        self.full_name = raw.get("run_name", raw.get("name", ""))  # as written: GPU tag kept
-        # The row's identity whatever effort measured it: Google Benchmark names a row /iterations:1 under the
-        # stopping rule and /min_time:0.100 with a min time of its own; two runs pair by this.
-        self.key = EFFORT_SUFFIX.sub("", self.full_name)
+        self.full_name = raw.get("run_name", raw.get("name", ""))  # as written: GPU tag kept, if it had one
+        # The name the row ran as, whatever effort measured it: Google Benchmark names a row /iterations:1 under the
+        # stopping rule and /min_time:0.100 with a min time of its own.
+        self.name_as_run = EFFORT_SUFFIX.sub("", self.full_name)
         self.precision = described.get("precision") if isinstance(described, dict) else None
         if self.gpu is not None:
-            tag = f"/gpu:{self.gpu}"
+            # The GPU is data (`gpu`), never part of the row's name: a GPU measured again for a verdict comes back
+            # with its rows untagged, and they are the same rows as the tagged ones of the first reading.
             for field in ("name", "run_name"):
                 if field in self:
-                    self[field] = self[field].replace(tag, "", 1)
+                    self[field] = _untagged(self[field])
+        # What the row is on its GPU: two runs (one GPU's part of each) pair by this; (gpu, key) is its identity.
+        self.key = self.name_as_run if self.gpu is None else EFFORT_SUFFIX.sub("", _untagged(self.full_name))
         self.error = raw.get("error_message", "error") if raw.get("error_occurred") else None
         self.skipped = raw.get("skip_message", "skipped") if raw.get("skipped") else None
         if self.error and self.error.startswith("skipped: "):  # Google Benchmark 1.7 has no skip: gpubench's error
             self.error, self.skipped = None, self.error[len("skipped: "):]
         self.aggregate = raw.get("run_type") == "aggregate"
+
+    @property
+    def identity(self):
+        """The row in its run: which GPU and what (one run holds each identity once, a repetition aside)."""
+        return self.gpu, self.key
+
+    def display_name(self, gpu=None):
+        """The key with `gpu`'s tag after the registered name, as a node run names its rows; the key alone for None."""
+        if gpu is None or not self.key.startswith(self.registered):
+            return self.key
+        return f"{self.registered}/gpu:{gpu}{self.key[len(self.registered):]}"
 
     @property
     def ok(self):
@@ -146,6 +161,11 @@ def per_clock(quantity):
     never reads it at equal clock (that would move it by the clocks' ratio)."""
     return quantity.startswith("cycles") or quantity == "slowdown" or quantity in IN_CLOCKS or any(
         word in quantity for word in ("clock", "clk", "peak"))
+
+
+def _untagged(name):
+    """A row name less its first /gpu:N segment (a node run's tag of the GPU it ran on)."""
+    return GPU_SEGMENT.sub("", name, count=1)
 
 
 def _legacy_results(raw):

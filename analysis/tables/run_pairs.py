@@ -24,9 +24,7 @@ def parts_of(paths, same_code=None):
         code = code_of(report, path, same_code or {})
         fixed = report.fixed_counters()
         for gpu, part in report.devices():
-            own = [r for r in part.all_rows if gpu is None or r.gpu is not None]
-            sides, _ = comparison.sides_of(own)
-            sides = {name.replace(f"/gpu:{gpu}", "") if gpu is not None else name: s for name, s in sides.items()}
+            sides, _ = comparison.sides_of(comparison.own_rows(part))
             found.append((path, part.context.get("gpu_uuid") or f"{path}#{gpu}", part.context.get("gpu_name"),
                           part.context.get("gpubench_preset", "quick"), sides, fixed, code, gpu, part.context))
     return found

@@ -411,6 +411,66 @@ class OneGpuOfANode(unittest.TestCase):
         self.assertIn("4 link row(s) on one side only", done.stdout)
 
 
+class MeasuredAgainInANode(unittest.TestCase):
+    """Two node checks of four H200s (2026-11-26-node-production, x4-node-1) whose verdicts measured the L2 stream again
+    on different GPUs: the second reading comes back with its rows untagged (their GPU is data), and it is the same
+    row as the first reading's tagged one."""
+    NODE = os.path.join(ROOT, "docs", "results", "2026-11-26-node-production", "raw.tar.xz", "runs", "x4-node-1.json")
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, ROOT)
+        from analysis.model import archive
+        cls.data = json.loads(archive.read(cls.NODE))
+
+    def again_on(self, gpus, equal_to_first=True):
+        """The node run with its verdict's second reading of CacheBandwidth on `gpus`: the first reading's numbers
+        (identical code, identical values) or the real second reading's."""
+        made = json.loads(json.dumps(self.data))
+        again = made.pop("gpubench_measured_again")
+        if equal_to_first:
+            rows = [dict(r) for r in made["benchmarks"] if r.get("gpubench", {}).get("family") == "CacheBandwidth"
+                    and r["gpubench"]["gpu"] in gpus]
+            for r in rows:
+                for field in ("name", "run_name"):
+                    r[field] = r[field].replace(f"/gpu:{r['gpubench']['gpu']}", "")
+        else:
+            rows = [r for r in again["benchmarks"] if r["gpubench"]["gpu"] in gpus]
+        self.assertTrue(rows)
+        made["gpubench_measured_again"] = {"families": ["CacheBandwidth"], "gpus": list(gpus), "benchmarks": rows}
+        return made
+
+    def run_compare(self, before, after, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for index, content in enumerate((before, after)):
+                paths.append(os.path.join(tmp, f"node-{index}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(content, f)
+            return subprocess.run([sys.executable, COMPARE, *paths, *args], capture_output=True, text=True)
+
+    def test_identical_values_measured_again_on_other_gpus_pair_and_pass(self):
+        done = self.run_compare(self.again_on([1, 2]), self.again_on([0, 3]), "--threshold", "2")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertNotIn("only in", done.stdout)
+        self.assertNotIn("missing", done.stdout)
+        summary = done.stdout.strip().splitlines()[-1]
+        self.assertRegex(summary, r"^340 rows, 1050 quantities judged \(same board noise\): (\d+ ambiguous, )?\d+ same$")
+        self.assertIn("BEFORE: CacheBandwidth on GPU 1, 2 measured again for the verdict: the second reading is judged",
+                      done.stdout)
+        self.assertIn("AFTER: CacheBandwidth on GPU 0, 3 measured again", done.stdout)
+
+    def test_the_judged_reading_is_the_second(self):
+        # GPU 1's L2 stream in BEFORE is its real second reading: a change against the first reading is shown as
+        # such, named with its GPU; the same file on both sides is quiet.
+        done = self.run_compare(self.data, self.again_on([1], equal_to_first=False), "--all")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("CacheBandwidth/read/gpu:1/KiB_per_sm:", done.stdout)
+        self.assertNotIn("only in", done.stdout)
+        same = self.run_compare(self.data, self.data, "--threshold", "2")
+        self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
+
+
 class RuleFloors(unittest.TestCase):
     """make_noise.py --rule on synthetic pairs: a result seen often on many boards keeps its own floor even below its
     class's; a result counted in clocks is never read at equal clock; a sweep's result without an interval is judged

@@ -19,6 +19,7 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, ROOT)
 from analysis import compare  # noqa: E402
+from analysis.comparing import comparison  # noqa: E402
 from analysis.cards import card  # noqa: E402
 from analysis.tables import make_noise  # noqa: E402
 from analysis.tables import make_ranges  # noqa: E402
@@ -273,9 +274,8 @@ def compare_section(runs, same_code):
 
 
 def own_sides(run):
-    """{row name without its GPU tag: Side} of one GPU of a run."""
-    sides, _ = compare.sides_of([r for r in run.part.all_rows if run.gpu is None or r.gpu is not None])
-    return {n.replace(f"/gpu:{run.gpu}", ""): s for n, s in sides.items()}
+    """{row key: Side} of one GPU of a run."""
+    return compare.sides_of(comparison.own_rows(run.part))[0]
 
 
 def worse(side, factor_of):
