@@ -435,6 +435,7 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
   node.gpus = devices;
   node.selected = selected;
   node.binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
+  node.reaper = node.binary;
   node.out = options.out;
   for (const std::string& arg : rerun_args(original))
     if (arg.rfind("--gpubench_device", 0) != 0 && arg.rfind("--benchmark_out_format", 0) != 0) node.args.push_back(arg);
@@ -465,9 +466,22 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], gpubench::app::kNodeReaperFlag) == 0) return gpubench::app::reap_node(argv[2]);
+  gpubench::app::die_with_the_node();
   g_main_started = std::chrono::steady_clock::now();
   // Load every kernel at start-up: a lazily loaded kernel's first launch waits for the GPU to idle.
   setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
+  std::vector<std::string> expanded;  // argv, a node child's filter file read in (node_run.h)
+  try {
+    expanded = gpubench::app::expand_filter_file(std::vector<std::string>(argv, argv + argc));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    return 2;
+  }
+  std::vector<char*> expanded_argv;
+  for (std::string& arg : expanded) expanded_argv.push_back(arg.data());
+  expanded_argv.push_back(nullptr);
+  argv = expanded_argv.data();
   const std::vector<std::string> original_args(argv + 1, argv + argc);
   gpubench::Options options;
   if (!parse_and_check(argc, argv, options)) return 2;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 namespace gpubench::app {
 namespace {
@@ -40,6 +43,25 @@ void remember(int signal) {
   g_signal = signal;
   for (int i = 0; i < g_running_count; ++i)
     if (g_running[i] > 0) kill(g_running[i], signal);
+}
+
+// After a signal the children have this long to stop their row and write what they ran; then they are killed, so
+// that a child stuck in a driver call never holds the node's end (and its scheduler's job) for ever.
+constexpr auto kGraceAfterSignal = std::chrono::seconds(10);
+std::chrono::steady_clock::time_point g_signal_seen{};
+bool g_grace_over = false;
+
+// Called while waiting for the children: SIGKILL to every one still running once the grace is over.
+void end_the_grace() {
+  if (g_signal == 0 || g_grace_over) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (g_signal_seen == std::chrono::steady_clock::time_point{}) g_signal_seen = now;
+  if (now - g_signal_seen < kGraceAfterSignal) return;
+  g_grace_over = true;
+  std::fprintf(stderr, "gpubench: node: the children did not end within %lld s of the signal: killed\n",
+               static_cast<long long>(kGraceAfterSignal.count()));
+  for (int i = 0; i < g_running_count; ++i)
+    if (g_running[i] > 0) kill(g_running[i], SIGKILL);
 }
 
 std::string tag(int gpu) { return "/gpu:" + std::to_string(gpu); }
@@ -109,7 +131,14 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   argv.insert(argv.end(), node.args.begin(), node.args.end());
   argv.push_back("--gpubench_device=" + std::to_string(gpu < 0 ? node.gpus.front() : gpu));
   if (!peers.empty()) argv.push_back("--gpubench_peers=" + peers);
-  argv.push_back("--benchmark_filter=" + filter);
+  // The filter travels in a file: a full preset's exact names are longer than one argument may be (Linux's
+  // MAX_ARG_STRLEN, 128 KiB).
+  const std::string filter_file = dir + "/" + name + ".filter";
+  if (!(std::ofstream(filter_file) << filter)) {
+    child.failure = "could not be started: cannot write " + filter_file;
+    return child;
+  }
+  argv.push_back(std::string(kFilterFileFlag) + "=" + filter_file);
   argv.push_back("--benchmark_out=" + child.json);
   argv.push_back("--benchmark_out_format=json");
   argv.push_back("--gpubench_card=none");
@@ -159,6 +188,61 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
   return child;
 }
 
+// The node's reaper (node_run.h): started before the first child, told each child's pid, and "over" when the node
+// ends by its own hand. Its session is its own, so a signal to the node's process group does not reach it.
+class NodeReaper {
+ public:
+  NodeReaper(const std::string& binary, const std::string& dir) {
+    int ends[2];
+    if (binary.empty() || pipe2(ends, O_CLOEXEC) != 0) return;
+    std::vector<std::string> argv = {binary, kNodeReaperFlag, dir};
+    std::vector<char*> args = pointers(argv);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&files, ends[0], 3);  // dup2 leaves the copy open across exec
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
+    if (posix_spawn(&pid_, args[0], &files, &attributes, args.data(), environ) != 0) {
+      pid_ = -1;
+      std::fprintf(stderr, "gpubench: node: warning: no reaper (%s): if the node is killed its children are not\n",
+                   binary.c_str());
+    }
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&files);
+    close(ends[0]);
+    if (pid_ > 0) {
+      to_reaper_ = ends[1];
+    } else {
+      close(ends[1]);
+    }
+  }
+  ~NodeReaper() {
+    if (pid_ <= 0) return;
+    tell("over\n");
+    close(to_reaper_);
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  NodeReaper(const NodeReaper&) = delete;
+  NodeReaper& operator=(const NodeReaper&) = delete;
+  void watch(pid_t child) {
+    if (child > 0) tell("pid " + std::to_string(child) + "\n");
+  }
+
+ private:
+  void tell(const std::string& line) {
+    if (to_reaper_ >= 0 && write(to_reaper_, line.data(), line.size()) < 0)
+      std::fprintf(stderr, "gpubench: node: warning: the reaper is gone (%s)\n", std::strerror(errno));
+  }
+  pid_t pid_ = -1;
+  int to_reaper_ = -1;
+};
+
 // "exit 3", "killed by SIGKILL".
 std::string ending(int status) {
   if (WIFSIGNALED(status)) {
@@ -186,7 +270,12 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
       continue;
     }
     int status = child.status;
-    while (!child.reaped && waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    while (!child.reaped) {
+      // Blocking until a signal comes (it interrupts the wait), then polling within the grace (end_the_grace).
+      const pid_t got = waitpid(child.pid, &status, g_signal != 0 ? WNOHANG : 0);
+      if (got == child.pid || (got < 0 && errno != EINTR)) break;
+      end_the_grace();
+      if (g_signal != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     std::string closing = WIFSIGNALED(status) ? std::string() : last_line(child.log, "gpubench: ");
     if (closing.empty()) closing = ending(status);
@@ -407,6 +496,7 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
              (t.state == TurnTaker::State::kWaiting && now - t.asked_at < kHoldForAnEarlierRound);
     });
     if (poll(fds.data(), fds.size(), keeping ? 10 : 200) < 0 && errno != EINTR) return;
+    end_the_grace();
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       TurnTaker& t = *of[i];
@@ -636,6 +726,52 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
   }
 }
 
+int reap_node(const std::string& dir) {
+  std::vector<pid_t> children;
+  FILE* from_node = fdopen(3, "r");
+  char line[64];
+  while (from_node != nullptr && std::fgets(line, sizeof line, from_node) != nullptr) {
+    if (std::strncmp(line, "over", 4) == 0) return 0;
+    if (std::strncmp(line, "pid ", 4) == 0) children.push_back(static_cast<pid_t>(std::strtol(line + 4, nullptr, 10)));
+  }
+  // The node ended without saying so: killed. Its children go with it (each is also killed by the kernel as its
+  // parent dies, die_with_the_node), then their folder; a child's end is awaited at most 5 s.
+  for (pid_t child : children)
+    if (child > 0) kill(child, SIGKILL);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (pid_t child : children)
+    while (child > 0 && kill(child, 0) == 0 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::error_code error;
+  std::filesystem::remove_all(dir, error);
+  std::fprintf(stderr, "gpubench: node reaper: the node ended without its end (killed): %zu children killed, %s %s\n",
+               children.size(), dir.c_str(), error ? "could not be removed" : "removed");
+  return 0;
+}
+
+void die_with_the_node() {
+  const char* node = std::getenv(kNodePidVariable);
+  if (node == nullptr) return;
+  const pid_t node_pid = static_cast<pid_t>(std::strtol(node, nullptr, 10));
+  // Only a direct child (a wrapper such as compute-sanitizer sits between otherwise); the node spawns it from its
+  // main thread, which lives as long as the node (the death signal follows the thread that spawned).
+  if (getppid() != node_pid) return;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != node_pid) _exit(137);  // the node died before the signal was asked for
+}
+
+std::vector<std::string> expand_filter_file(std::vector<std::string> args) {
+  const std::string flag = std::string(kFilterFileFlag) + "=";
+  for (std::string& arg : args) {
+    if (arg.rfind(flag, 0) != 0) continue;
+    const std::string path = arg.substr(flag.size());
+    std::ifstream in(path);
+    if (!in.is_open()) throw std::runtime_error(flag + path + ": cannot be read");
+    arg = "--benchmark_filter=" + std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return args;
+}
+
 NodeResult run_node(const NodeRun& node) {
   NodeResult result;
   std::error_code error;
@@ -647,7 +783,10 @@ NodeResult run_node(const NodeRun& node) {
   }
   const std::string dir = made;
   g_signal = 0;
+  g_signal_seen = {};
+  g_grace_over = false;
   const NodeSignals signals;
+  NodeReaper reaper(node.reaper, dir);
   const auto start = std::chrono::steady_clock::now();
 
   std::vector<Child> running, done;
@@ -683,6 +822,7 @@ NodeResult run_node(const NodeRun& node) {
     const bool piped = turn_pipes(ends);
     running.push_back(
         spawn(node, gpu, filter, peers, dir, "gpu" + std::to_string(gpu), piped ? ends : nullptr, serves));
+    reaper.watch(running.back().pid);
     if (!piped) continue;
     close(ends[0]);
     close(ends[1]);
@@ -736,6 +876,7 @@ NodeResult run_node(const NodeRun& node) {
   std::fprintf(stderr, "gpubench: node: every GPU's rows and links in %s\n", elapsed(start).c_str());
   if (host_rows) {
     running.push_back(spawn(node, -1, exact_filter(host), "", dir, "host"));
+    reaper.watch(running.back().pid);
     wait_all(running, done);
     merge_reports(done);
   }

@@ -16,6 +16,7 @@ struct NodeRun {
   std::vector<std::string> selected;  // the parent's selection, row names tagged /gpu:N
   std::vector<std::string> args;      // the user's flags, less device, filter, output, card and verdict
   std::string binary;                 // this gpubench
+  std::string reaper;                 // the gpubench that reaps the node if it dies (kNodeReaperFlag); "": none
   std::string out;                    // the merged JSON (required)
 };
 
@@ -29,6 +30,22 @@ struct NodeResult {
 };
 
 NodeResult run_node(const NodeRun& node);
+
+// The node's reaper: `gpubench --gpubench_node_reaper DIR`, started by run_node in a session of its own. It reads
+// "pid N" lines and "over" from descriptor 3; if that pipe closes without "over" (the parent died, by SIGKILL too),
+// it kills the children it was told of and removes DIR, the children's folder.
+inline constexpr const char* kNodeReaperFlag = "--gpubench_node_reaper";
+int reap_node(const std::string& dir);
+
+// In a node's child (its parent the node, GPUBENCH_NODE_PID): the kernel kills it when the node dies.
+void die_with_the_node();
+
+// A node's child takes its --benchmark_filter from a file (its exact names can be longer than one argument may be).
+inline constexpr const char* kFilterFileFlag = "--gpubench_filter_file";
+
+// `args` with each --gpubench_filter_file=PATH replaced by --benchmark_filter=<PATH's text>; std::runtime_error
+// naming the file when it cannot be read.
+std::vector<std::string> expand_filter_file(std::vector<std::string> args);
 
 // The one-GPU rows of `gpu` among the parent's `selected` (its /gpu:N tag taken off), and whether any is a Peer row.
 std::vector<std::string> rows_of_gpu(const std::vector<std::string>& selected, int gpu, bool peer);

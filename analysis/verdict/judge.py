@@ -31,7 +31,9 @@ def _reason(c):
 def decide(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None):
     """One GPU's verdict as data: {"status", "code", "reasons", ...what its line says}. In order: wrong, busy,
     incomplete when cut short, abnormal (a value outside any layer's limit), no limits (no layer but its own SMs),
-    incomplete (values a layer expects are missing, rows failed), normal."""
+    incomplete (values a layer expects are missing, rows failed), normal. A preset the limits list no values of (the
+    full preset) is judged on the values it measured: none is missing to it, and a healthy GPU is never drained for
+    what the limits do not say."""
     bad = outside(result)
     if wrong:
         return {"status": WRONG, "code": "wrong_result", "wrong": list(wrong),
@@ -67,9 +69,6 @@ def decide(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_sh
                              "limit": {"method": o["limit_method"]}} for o in result["other_method"]]}
     if not limited and not missing and not failed:
         return {"status": NO_LIMITS, "code": "no_value_limited", "names": names, "reasons": []}
-    if result.get("unlisted") and not subset:
-        return {"status": INCOMPLETE, "code": "preset_unlisted", "names": names, "preset": result["unlisted"],
-                "reasons": [{"code": "preset_unlisted", "text": result["unlisted"]}]}
     if (missing and not subset) or failed:
         labels = list(dict.fromkeys(m["label"] for m in missing))  # a rate and its per-clock twin share a label
         return {"status": INCOMPLETE, "code": "values_missing", "missing": len(missing), "missing_labels": labels,
@@ -79,7 +78,8 @@ def decide(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_sh
     return {"status": NORMAL, "code": "within_limits", "limited": len({c["key"] for c in limited}), "names": names,
             "informational": len(result["checks"]) - len(judged), "counts": counts,
             "other_method": len(result["other_method"]), "missing": len(missing),
-            "not_in_preset": result.get("not_in_preset"), "checks": result["checks"], "reasons": []}
+            "not_in_preset": result.get("not_in_preset"), "unlisted": result.get("unlisted"),
+            "checks": result["checks"], "reasons": []}
 
 
 def judge(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None):

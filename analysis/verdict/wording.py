@@ -84,9 +84,6 @@ def line(v):
                 f"({v['other_method']} values); make them with make_ranges.py (docs/verdicts.md)")
     if code == "no_value_limited":
         return f"no value of this run has a {v['names']} limit"
-    if code == "preset_unlisted":
-        return (f"incomplete: the {v['names']} limits do not say which values the {v['preset']} "
-                "preset measures (make_ranges.py with runs of it: docs/verdicts.md)")
     if code == "values_missing":
         why = []
         if v["failed"]:
@@ -105,6 +102,9 @@ def line(v):
     other = f"; {v['other_method']} measured by another method (no limit for it)" if v["other_method"] else ""
     part = f"; subset: {v['missing']} not measured, as asked" if v["missing"] else ""
     preset = f"; {v['not_in_preset']} limits of values this preset does not measure" if v["not_in_preset"] else ""
+    if v.get("unlisted"):
+        preset = (f"; the limits list no values of the {v['unlisted']} preset: the values it measured are judged, "
+                  f"{v['not_in_preset']} limits of values it did not measure")
     return f"normal: {v['limited']} values within the {v['names']} limits{note} ({v['counts']})" \
            f"{other}{part}{preset}{closest_text(v['checks'])}"
 

@@ -824,10 +824,15 @@ class PresetsOwnLimitsAndWrongAnswers(unittest.TestCase):
         self.assertEqual(status, verdicts.NORMAL, line)
         self.assertIn("1 limits of values this preset does not measure", line)
 
-    def test_a_preset_the_limits_do_not_list_is_incomplete(self):
-        status, line = self.judge([self.value("a", 2.0)], preset="quick")
-        self.assertEqual(status, verdicts.INCOMPLETE, line)
-        self.assertIn("do not say which values the quick preset measures", line)
+    def test_a_preset_the_limits_do_not_list_is_judged_on_what_it_measured(self):
+        # The full preset: no limit lists its values, so none is missing, and what it measured is judged.
+        status, line = self.judge([self.value("a", 2.0)], preset="full")
+        self.assertEqual(status, verdicts.NORMAL, line)
+        self.assertIn("the limits list no values of the full preset: the values it measured are judged", line)
+        status, line = self.judge([self.value("a", 0.5)], preset="full")
+        self.assertEqual(status, verdicts.ABNORMAL, line)
+        status, line = self.judge([self.value("z", 2.0)], preset="full")  # nothing it measured has a limit: keep
+        self.assertEqual(status, verdicts.NO_LIMITS, line)
 
     def test_a_missing_value_is_missing_only_to_a_limit_of_its_own_method(self):
         table = json.loads(json.dumps(self.TABLE))

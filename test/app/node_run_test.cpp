@@ -150,8 +150,11 @@ class NodeRunSpawn : public ::testing::Test {
     std::ofstream script(standin_);
     script << R"SH(#!/usr/bin/env bash
 for a in "$@"; do
-  case "$a" in --benchmark_out=*) out=${a#*=} ;; --gpubench_device=*) dev=${a#*=} ;; --gpubench_peers=*) peers=${a#*=} ;; esac
+  case "$a" in --benchmark_out=*) out=${a#*=} ;; --gpubench_device=*) dev=${a#*=} ;; --gpubench_peers=*) peers=${a#*=} ;;
+    --gpubench_filter_file=*) filter_file=${a#*=} ;; esac
 done
+[ -n "${STANDIN_FILTERS:-}" ] && echo "$dev $(wc -c <"$filter_file")" >>"$STANDIN_FILTERS"
+[ -n "${STANDIN_PIDS:-}" ] && echo "$$ $(dirname "$out")" >>"$STANDIN_PIDS"
 mode_var=STANDIN_GPU$dev
 row='{"name":"Row/x","run_name":"Row/x","run_type":"iteration","real_time":1}'
 case "${!mode_var:-ok}" in
@@ -212,7 +215,8 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
   void TearDown() override {
     for (const char* name : {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS",
                              "STANDIN_LATE_GPU", "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1",
-                             "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS", "STANDIN_SERVE"})
+                             "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS", "STANDIN_SERVE", "STANDIN_FILTERS",
+                             "STANDIN_PIDS"})
       unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
@@ -271,6 +275,86 @@ TEST_F(NodeRunSpawn, AChildThatCannotStartIsSaid) {
   EXPECT_FALSE(result.ok);
   EXPECT_NE(said.find("gpu0 could not be started: No such file or directory"), std::string::npos) << said;
 }
+
+TEST(NodeRun, AFilterFileBecomesTheFilter) {
+  const std::string path = std::filesystem::temp_directory_path() / "node-run-test-filter";
+  const std::string filter = "^(" + std::string(200000, 'x') + ")$";  // past one argument's 128 KiB
+  std::ofstream(path) << filter;
+  const std::vector<std::string> args =
+      expand_filter_file({"gpubench", "--gpubench_preset=full", std::string(kFilterFileFlag) + "=" + path});
+  ASSERT_EQ(args.size(), 3u);
+  EXPECT_EQ(args[1], "--gpubench_preset=full");
+  EXPECT_EQ(args[2], "--benchmark_filter=" + filter);
+  std::filesystem::remove(path);
+  EXPECT_THROW(expand_filter_file({"gpubench", std::string(kFilterFileFlag) + "=" + path}), std::runtime_error);
+}
+
+TEST_F(NodeRunSpawn, AFullPresetsFilterLongerThanAnArgumentStartsEveryChild) {
+  NodeRun run = node();
+  run.selected.clear();
+  for (int i = 0; i < 2500; ++i)  // a full preset's rows: about 150 KB of exact names a GPU
+    for (int gpu : run.gpus)
+      run.selected.push_back("Stream/read/gpu:" + std::to_string(gpu) + "/bytes_per_thread:16/unroll:4/MiB:" +
+                             std::to_string(i) + "/manual_time");
+  setenv("STANDIN_FILTERS", (dir_ + "/filters.log").c_str(), 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(result.ok) << result.message << said;
+  EXPECT_EQ(result.rows, 2) << said;
+  std::ifstream filters(dir_ + "/filters.log");
+  int gpu = -1, seen = 0;
+  for (long bytes = 0; filters >> gpu >> bytes; ++seen) EXPECT_GT(bytes, 128 * 1024) << "GPU " << gpu;
+  EXPECT_EQ(seen, 2);
+}
+
+#ifdef GPUBENCH_TEST_BINARY
+// A process that is gone or a zombie (its parent dead, waiting for init to reap it).
+bool gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+}
+
+TEST_F(NodeRunSpawn, ANodeKilledBySigkillTakesItsChildrenAndItsFolderWithIt) {
+  setenv("STANDIN_GPU0", "hang", 1);
+  setenv("STANDIN_GPU1", "hang", 1);
+  const std::string pids = dir_ + "/pids.log";
+  setenv("STANDIN_PIDS", pids.c_str(), 1);
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    NodeRun run = node();
+    run.reaper = GPUBENCH_TEST_BINARY;  // the real gpubench's reaper
+    run_node(run);
+    _exit(0);
+  }
+  std::vector<std::pair<pid_t, std::string>> children;
+  for (int waited = 0; children.size() < 2 && waited < 500; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    children.clear();
+    std::ifstream in(pids);
+    pid_t pid;
+    for (std::string folder; in >> pid >> folder;) children.emplace_back(pid, folder);
+  }
+  ASSERT_EQ(children.size(), 2u) << "the children did not start";
+  kill(parent, SIGKILL);
+  waitpid(parent, nullptr, 0);
+  bool all_gone = false;
+  for (int waited = 0; !all_gone && waited < 500; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    all_gone = std::all_of(children.begin(), children.end(), [](const auto& child) {
+      return gone(child.first) && !std::filesystem::exists(child.second);
+    });
+  }
+  for (const auto& [pid, folder] : children) {
+    EXPECT_TRUE(gone(pid)) << "child " << pid << " outlived its node";
+    EXPECT_FALSE(std::filesystem::exists(folder)) << folder << " was left";
+  }
+}
+#endif
 
 TEST_F(NodeRunSpawn, ASigtermToTheParentReachesEveryChildAndTheirRowsAreKept) {
   setenv("STANDIN_GPU0", "hang", 1);
