@@ -13,21 +13,25 @@
 #                        prolog (a job Prolog: Slurm drains the node on a non-zero exit, so exit 1 for a verdict that
 #                        drains and 0 otherwise, a configuration error included), or npd (a node-problem-detector
 #                        custom plugin: one line, exit 0 OK, 1 problem, 2 unknown; drains nothing)
-#   NODE_CHECK_DEADLINE  seconds gpubench may measure (default 40): what it has not measured by then is
-#                        interrupted and the verdict is incomplete; 10 s later the check is stopped whatever it does
-#                        (Slurm kills a HealthCheckProgram at 60 s)
+#   NODE_CHECK_DEADLINE  seconds gpubench may measure (default 40; whole seconds, 5 to 50 in health mode, since
+#                        Slurm kills a HealthCheckProgram at 60 s, 5 to 3600 otherwise): what it has not measured by
+#                        then is interrupted and the verdict is incomplete; 10 s later the check is stopped whatever
+#                        it does
 #   NODE_CHECK_EXPECT_GPUS  the GPUs the node should have (default: Slurm's Gres=gpu:N of this node, where scontrol
 #                        says it); fewer is the verdict missing
 #   NODE_CHECK_TEXTFILE_DIR  write gpubench.prom there for node_exporter's textfile collector (analysis/prometheus.py)
 #   NODE_CHECK_HISTORY   a history store (a SQLite path or a PostgreSQL URL: analysis/history.py) the check adds
 #                        its GPUs' values to; a drift of a board from its own past is said as a warning, and drains
 #                        only with NODE_CHECK_DRIFT_DRAINS=1
-#   NODE_CHECK_DIR       where the run and its card go (default: a temporary folder, removed)
+#   NODE_CHECK_DIR       an existing folder where the run and its card go (default: a temporary folder, removed)
 #   NODE_CHECK_DRAIN=0   say the verdict, drain nothing
 #   NODE_CHECK_PRESET    default check
 #   GPUBENCH             the binary (default: gpubench on PATH, else the one installed beside this script)
 #   SLURMD_NODENAME      the node's Slurm name (default: hostname -s)
-# Exit status (health): gpubench's (the verdict's: analysis/verdict/verdicts.json), 2 when gpubench is missing.
+# Busy (another process on a GPU) drains only in prolog mode: before a job the GPUs must be free, while a
+# HealthCheckProgram (HealthCheckNodeState=ANY, Slurm's default) or node-problem-detector may find a job running.
+# Exit status (health): gpubench's (the verdict's: analysis/verdict/verdicts.json); 2 for no verdict (gpubench
+# missing, a bad setting, gpubench ended without one), which drains nothing.
 set -uo pipefail
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 mode=${NODE_CHECK_MODE:-health}
@@ -42,6 +46,8 @@ started=$SECONDS
 # status, $3 the line.
 finish() {
   local action=$1 status=$2 line=$3
+  # A GPU in use is a stray process only before a job: elsewhere the job may be the user's own.
+  [ "${line%%:*}" = busy ] && [ "$mode" != prolog ] && [ "$action" = drain ] && action=keep
   case "$mode" in
     npd)
       echo "gpubench on $node: $line"
@@ -74,10 +80,17 @@ if [ ! -f "$gpubench" ] || [ ! -x "$gpubench" ]; then
   [ "$mode" = health ] && exit 2
   finish "" 2 "no verdict: gpubench not found ($gpubench)"
 fi
+# A bad setting is said and drains nothing: exit 2 (health), 0 (prolog: any other exit drains), 2 (npd: unknown).
+bad_setting() {
+  echo "node_check.sh: $1" >&2
+  finish "" 2 "no verdict: $1"
+}
 deadline=${NODE_CHECK_DEADLINE:-40}
-if ! [[ "$deadline" =~ ^[0-9]+$ ]] || [ "$deadline" -lt 5 ]; then
-  echo "node_check.sh: NODE_CHECK_DEADLINE=$deadline: give whole seconds, at least 5" >&2
-  exit 2
+longest=50
+[ "$mode" = health ] || longest=3600
+if ! [[ "$deadline" =~ ^[0-9]+$ ]] || [ "$deadline" -lt 5 ] || [ "$deadline" -gt "$longest" ]; then
+  bad_setting "NODE_CHECK_DEADLINE=$deadline: give whole seconds from 5 to $longest (the check is stopped 10 s later$(
+    [ "$mode" = health ] && echo ", inside Slurm's 60 s for a HealthCheckProgram"))"
 fi
 expect=${NODE_CHECK_EXPECT_GPUS:-}
 if [ -z "$expect" ] && command -v scontrol >/dev/null; then
@@ -87,13 +100,18 @@ if [ -z "$expect" ] && command -v scontrol >/dev/null; then
 fi
 
 dir=${NODE_CHECK_DIR:-}
+if [ -n "$dir" ] && { [ ! -d "$dir" ] || [ ! -w "$dir" ]; }; then
+  bad_setting "NODE_CHECK_DIR=$dir: not a writable folder"
+fi
 if [ -z "$dir" ]; then
   dir=$(mktemp -d "${TMPDIR:-/tmp}/node-check.XXXXXX")
   trap 'rm -rf "$dir"' EXIT
 fi
 child=""
+stopped=""
 # A TERM or INT to this script (Slurm, a person) stops gpubench the same way, and the folder still goes.
-trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
+trap 'stopped=SIGTERM; [ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM
+trap 'stopped=SIGINT; [ -n "$child" ] && kill -TERM "$child" 2>/dev/null' INT
 flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--gpubench_device=all)
 [ -n "$expect" ] && flags+=("--gpubench_expect_gpus=$expect")
@@ -115,7 +133,9 @@ if [ -z "$verdict" ] && { [ $status -eq 124 ] || [ $status -eq 137 ]; }; then
 fi
 if [ -z "$verdict" ]; then
   line=$(grep -E "^gpubench: " "$dir/$node.log" | tail -1)
-  finish "" "$status" "no verdict: ${line:-gpubench printed nothing}"
+  [ -n "$stopped" ] && line="the check was stopped by $stopped before gpubench gave its verdict (exit $status)${line:+; $line}"
+  # No verdict is never "normal": exit 2, which drains nothing (a configuration error, a gpubench that broke).
+  finish "" 2 "no verdict: ${line:-gpubench printed nothing (exit $status)}"
 fi
 verdict=${verdict#*: verdict }
 name=${verdict%%,*}

@@ -113,8 +113,13 @@ void note_deadline_in(const std::string& path, double seconds) {
   std::rename(partial.c_str(), path.c_str());
 }
 
-// Why the node has fewer usable GPUs than it should, or "": fewer than --gpubench_expect_gpus, or (a node check over
-// every GPU with CUDA_VISIBLE_DEVICES unset) fewer than the driver itself lists.
+std::string listed_text(std::optional<int> driver) {
+  return driver ? "; the driver lists " + std::to_string(*driver) : std::string();
+}
+
+// Why the node has fewer usable GPUs than it should, or "": none at all under a verdict, fewer than
+// --gpubench_expect_gpus, or (a node check over every GPU with CUDA_VISIBLE_DEVICES unset) fewer than the driver
+// itself lists.
 std::string missing_gpus(const gpubench::Options& options) {
   const bool whole_node = options.devices.all && std::getenv("CUDA_VISIBLE_DEVICES") == nullptr;
   std::future<std::optional<int>> driver_count;  // NVML's start beside CUDA's: each takes a few tenths on four GPUs
@@ -122,7 +127,9 @@ std::string missing_gpus(const gpubench::Options& options) {
     driver_count = std::async(std::launch::async, [] { return gpubench::detail::driver_gpu_count(); });
   const int cuda_count = gpu_count();
   const std::optional<int> driver = driver_count.valid() ? driver_count.get() : std::nullopt;
-  const std::string listed = driver ? "; the driver lists " + std::to_string(*driver) : std::string();
+  // A verdict on a node whose GPUs CUDA cannot use (the driver gone, none present) is this node's fault.
+  if (options.verdict && cuda_count == 0) return gpubench::no_gpu_reason() + listed_text(driver);
+  const std::string listed = listed_text(driver);
   if (options.expect_gpus > 0 && cuda_count < options.expect_gpus)
     return (cuda_count == 0 ? std::string("no usable CUDA GPU") : "CUDA opens " + std::to_string(cuda_count)) +
            " where " + std::to_string(options.expect_gpus) + " are expected (--gpubench_expect_gpus)" + listed;

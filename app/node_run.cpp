@@ -881,7 +881,13 @@ NodeResult run_node(const NodeRun& node) {
     merge_reports(done);
   }
   if (!merged.contains("context")) {
-    result.message = "node run: no child wrote a report (logs in " + dir + ")";
+    // Logs worth reading are kept and named; a node none of whose children started leaves nothing behind.
+    if (std::none_of(done.begin(), done.end(), [](const Child& c) { return c.pid > 0; })) {
+      std::filesystem::remove_all(dir, error);
+      result.message = "node run: no child could be started";
+    } else {
+      result.message = "node run: no child wrote a report (logs in " + dir + ")";
+    }
     return result;
   }
   std::string listed;

@@ -9,6 +9,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -30,13 +32,24 @@ std::string cuda_text(cudaError_t code) {
   return std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ")";
 }
 
-void check_device_usable(int index) {
+}  // namespace
+
+std::string no_gpu_reason() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess)
-    throw GpuUnavailable("no usable CUDA GPU: " + cuda_text(status) +
-                         "; is an NVIDIA GPU with a CUDA 13 driver present?");
-  if (count == 0) throw GpuUnavailable("no CUDA GPU found on this machine");
+  if (status == cudaSuccess) return count == 0 ? "no CUDA GPU found on this machine" : "";
+  // The runtime says "insufficient driver" also where there is no driver at all: it could not load one.
+  if (status == cudaErrorInsufficientDriver && dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) == nullptr)
+    return "no usable CUDA GPU: no NVIDIA driver (libcuda.so.1 is not installed or cannot be loaded)";
+  return "no usable CUDA GPU: " + cuda_text(status) + "; is an NVIDIA GPU with a CUDA 13 driver present?";
+}
+
+namespace {
+
+void check_device_usable(int index) {
+  if (const std::string why = no_gpu_reason(); !why.empty()) throw GpuUnavailable(why);
+  int count = 0;
+  GPUBENCH_CUDA(cudaGetDeviceCount(&count));
   if (index >= count)
     throw GpuUnavailable("GPU " + std::to_string(index) + " requested (--gpubench_device / GPUBENCH_DEVICE) but only " +
                          std::to_string(count) + " CUDA GPU(s) present");

@@ -35,6 +35,9 @@ class GpuUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Why no GPU can be used (no driver, none present), in one line; "" when CUDA sees at least one.
+std::string no_gpu_reason();
+
 // Whether a CMAKE_CUDA_ARCHITECTURES list ("80-real;90a-real;100-virtual") holds SASS, not only PTX,
 // that runs on compute capability major.minor: "90", "90-real", "90a" and "90a-real" all do for 9.0.
 bool architectures_have_sass_for(const std::string& architectures, int major, int minor);

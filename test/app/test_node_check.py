@@ -10,6 +10,7 @@ Tests whose parts are not installed skip with the reason (CI installs them: .ci/
 import glob
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -30,10 +31,12 @@ CARD = os.path.join(ROOT, "analysis", "card.py")
 TWO_H200 = test_fleet.TWO_H200
 
 # A gpubench stand-in: STANDIN_LINE is printed as gpubench's last words and STANDIN_EXIT is its status, or with
-# STANDIN_HANG it ignores SIGTERM and sleeps past any deadline.
+# STANDIN_HANG it ignores SIGTERM and sleeps past any deadline; with STANDIN_WAIT it waits, and a SIGTERM ends it
+# saying nothing.
 STANDIN = """#!/usr/bin/env bash
 echo "$@" > "${STANDIN_ARGS:-/dev/null}"
 if [ -n "${STANDIN_HANG:-}" ]; then trap '' TERM; sleep 90; exit 0; fi
+if [ -n "${STANDIN_WAIT:-}" ]; then trap 'exit 143' TERM; sleep 90 & wait; fi
 echo "$STANDIN_LINE" >&2
 exit "${STANDIN_EXIT:-0}"
 """
@@ -157,6 +160,52 @@ class Modes(unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertIn("NODE_CHECK_DEADLINE=soon", done.stderr)
         self.assertEqual(self.check("sometimes").returncode, 2)
+
+    def test_a_bad_setting_never_drains_in_any_mode(self):
+        # A Prolog's non-zero exit drains: a configuration error exits 0 there, 2 (unknown) for npd, 2 for health.
+        for mode, expected in (("health", 2), ("prolog", 0), ("npd", 2)):
+            for env in ({"NODE_CHECK_DEADLINE": "abc"}, {"NODE_CHECK_DEADLINE": "3"},
+                        {"NODE_CHECK_DIR": os.path.join(self.tmp, "no-such-folder")}):
+                done = self.check(mode, self.NORMAL, 0, **env)
+                self.assertEqual(done.returncode, expected, (mode, env, done.stdout, done.stderr))
+                value = next(iter(env.values()))
+                self.assertIn(f"={value}: ", done.stderr)
+        past_slurm = self.check("health", self.NORMAL, 0, NODE_CHECK_DEADLINE="100")
+        self.assertEqual(past_slurm.returncode, 2)
+        self.assertIn("from 5 to 50", past_slurm.stderr)
+        self.assertEqual(self.check("prolog", self.NORMAL, 0, NODE_CHECK_DEADLINE="100").returncode, 0)
+
+    def test_no_verdict_is_never_normal(self):
+        done = self.check("health", "", 0)  # a gpubench that exits 0 and says nothing
+        self.assertEqual(done.returncode, 2, done.stdout)
+        self.assertIn("no verdict: gpubench printed nothing (exit 0)", done.stdout)
+
+    def test_busy_drains_only_before_a_job(self):
+        line = "gpubench: verdict busy, exit 9, drain: busy: other processes used the GPU (at the start 1 (pid 9))"
+        prolog = self.check("prolog", line, 9, NODE_CHECK_DRAIN="0")
+        self.assertEqual(prolog.returncode, 1, prolog.stdout)
+        npd = self.check("npd", line, 9, NODE_CHECK_DRAIN="0")
+        self.assertEqual(npd.returncode, 0, npd.stdout)  # a job's own process is no problem
+        fake = os.path.join(self.tmp, "bin")  # an scontrol that says what it was asked
+        os.makedirs(fake)
+        with open(os.path.join(fake, "scontrol"), "w") as f:
+            f.write(f'#!/bin/sh\necho "$@" >> {self.tmp}/scontrol.log\n')
+        os.chmod(os.path.join(fake, "scontrol"), 0o755)
+        for mode, drained in (("health", False), ("prolog", True)):
+            done = self.check(mode, line, 9, path=fake + ":" + os.environ["PATH"])
+            self.assertEqual(os.path.exists(os.path.join(self.tmp, "scontrol.log")), drained, (mode, done.stdout))
+        self.assertEqual(done.returncode, 1)
+
+    def test_a_check_stopped_by_sigterm_says_so(self):
+        environment = dict(os.environ, GPUBENCH=self.standin, NODE_CHECK_MODE="health", STANDIN_WAIT="1",
+                           TMPDIR=self.scratch, SLURMD_NODENAME="n7", NODE_CHECK_EXPECT_GPUS="8", NODE_CHECK_DRAIN="0")
+        check = subprocess.Popen(["bash", NODE_CHECK], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env=environment)
+        time.sleep(1)
+        check.send_signal(signal.SIGTERM)
+        out, err = check.communicate(timeout=60)
+        self.assertEqual(check.returncode, 2, out + err)
+        self.assertIn("no verdict: the check was stopped by SIGTERM before gpubench gave its verdict", out)
 
 
 class Textfile(unittest.TestCase):
