@@ -81,6 +81,8 @@ def main():
     if args.compare:
         if len(args.json) != 2:
             parser.error("--compare takes two .card.json files")
+        if not 0 <= args.tolerance < float("inf"):
+            raise cli.UsageError(f"--tolerance {args.tolerance}: give a fraction of 0 or more (0.02: 2%)")
         return card_diff.compare_cards(args.json, args.tolerance, args.allow_different_devices)
     if (args.subset or args.rerun) and not args.check:
         parser.error("--subset and --rerun go with --check")

@@ -219,8 +219,8 @@ def main():
                              "(several GPUs) and the other of one GPU or of another node")
     parser.add_argument("--noise", default=noise.MODEL, help="the noise model (default: the shipped one)")
     args = parser.parse_args()
-    if args.threshold is not None and args.threshold < 0:
-        parser.error("--threshold must be a percentage of 0 or more")
+    if args.threshold is not None and not 0 <= args.threshold < float("inf"):
+        raise cli.UsageError(f"--threshold {args.threshold}: give a percentage of 0 or more")
     picks = None
     if args.gpu is not None:
         first, _, second = args.gpu.partition(":")

@@ -62,6 +62,10 @@ def main(argv=None):
     parser.add_argument("--out", help="export: the CSV")
     parser.add_argument("--plot", metavar="PREFIX", help="show: PREFIX.png, a panel per value (needs matplotlib)")
     args = parser.parse_intermixed_args(argv)
+    target = args.store or os.environ.get("GPUBENCH_HISTORY") or DEFAULT
+    if args.command != "add" and "://" not in target and not os.path.isfile(target):
+        # Only "add" makes a store: reading a mistyped path would make an empty one and say nothing.
+        raise cli.UsageError(f"history store {target}: no such file (history.py add RUN.json makes one)")
     try:
         store = open_store(args.store)
         return run(store, args)
@@ -100,6 +104,9 @@ def run(store, args):
         return 0
     if not args.args and args.command != "drift":
         raise cli.UsageError(f"history.py {args.command} needs a BOARD (history.py boards lists them)")
+    for board in args.args:
+        if not store.rows("SELECT 1 FROM runs WHERE board = ? LIMIT 1", (board,)):
+            raise cli.UsageError(f"no run of board {board} in {store.target} (history.py boards lists them)")
     if args.command == "show":
         data = series(store, args.args[0])
         for (key, preset), points in sorted(data.items()):

@@ -122,6 +122,12 @@ def main(argv=None):
         card = report_model.read_json_object(args.card) if args.card else {"devices": []}
     except report_model.ReportError as e:
         raise cli.UsageError(str(e)) from None
+    if args.card and not isinstance(card.get("values"), list) and not isinstance(card.get("devices"), list):
+        raise cli.UsageError(f"{args.card}: not a card (no 'values' or 'devices'): give the check's .card.json, not "
+                             "its run")
+    if args.card and not args.verdict and "verdict" not in card:
+        raise cli.UsageError(f"{args.card}: the card has no verdict (made without --gpubench_verdict or card.py "
+                             "--check): give --verdict NAME, or the checked card")
     if args.verdict and (not card.get("devices") or "verdict" not in card):
         # One GPU's card, or none: the node's verdict is the one given.
         card = card if card.get("devices") is not None else {"devices": [dict(card, gpu=0)]}

@@ -1,21 +1,18 @@
 """Two cards' values side by side (card.py --compare A.card.json B.card.json): what changed in what a run concludes.
 Two runs, row by row and with their noise, are compare.py's."""
-import json
 import os
 
 from analysis.model import cli
+from analysis.model import report as report_model
 
 
 def read_card(path):
     """The values of a .card.json (one GPU's or a host's), by key, or a UsageError."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise cli.UsageError(f"{path}: {e.strerror or e}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise cli.UsageError(f"{path}: not a card (not valid JSON)") from None
-    if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+        data = report_model.read_json_object(path, "not a card")  # a file, or one inside a raw.tar.xz
+    except report_model.ReportError as e:
+        raise cli.UsageError(str(e)) from None
+    if not isinstance(data.get("values"), list):
         raise cli.UsageError(f"{path}: not a card (no 'values'); cards are the .card.json files gpubench writes")
     device = data.get("device") if isinstance(data.get("device"), dict) else {}
     return {v["key"]: v for v in data["values"] if isinstance(v, dict) and v.get("value") is not None}, device

@@ -99,6 +99,37 @@ class BadInput(unittest.TestCase):
     def test_card_compare_refuses_what_is_not_a_card(self):
         self.assert_one_line(run("card.py", "--compare", GOOD, GOOD), "not a card", "card.py --compare on runs")
 
+    def test_card_compare_reads_a_card_kept_in_an_archive_and_refuses_a_negative_tolerance(self):
+        card = os.path.join(HERE, "..", "..", "docs", "results", "2026-11-22-h100-suite", "raw.tar.xz", "card.json")
+        done = run("card.py", "--compare", card, card)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("| value |", done.stdout)
+        self.assert_one_line(run("card.py", "--compare", card, card, "--tolerance", "-5"), "--tolerance -5.0: give",
+                             "card.py --compare --tolerance -5")
+
+    def test_compare_refuses_a_threshold_that_is_no_percentage(self):
+        for bad in ("nan", "inf", "-1"):
+            self.assert_one_line(run("compare.py", GOOD, GOOD, "--threshold", bad), "--threshold", f"--threshold {bad}")
+
+    def test_history_of_an_unknown_board_or_a_mistyped_store_is_said(self):
+        store = os.path.join(self.tmp.name, "history.sqlite")
+        added = run("history.py", "add", GOOD, "--store", store)
+        self.assertEqual(added.returncode, 0, added.stderr)
+        for command in ("show", "drift", "export"):
+            extra = ["--out", os.path.join(self.tmp.name, "x.csv")] if command == "export" else []
+            self.assert_one_line(run("history.py", command, "GPU-nobody", "--store", store, *extra),
+                                 "no run of board GPU-nobody", f"history.py {command} of an unknown board")
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "x.csv")))
+        typo = os.path.join(self.tmp.name, "histroy.sqlite")
+        self.assert_one_line(run("history.py", "boards", "--store", typo), "no such file", "a mistyped --store")
+        self.assertFalse(os.path.exists(typo))
+
+    def test_prometheus_refuses_a_run_given_as_a_card(self):
+        out = os.path.join(self.tmp.name, "gpubench.prom")
+        self.assert_one_line(run("prometheus.py", "--card", GOOD, "--node", "n1", "--out", out), "not a card",
+                             "prometheus.py --card RUN.json")
+        self.assertFalse(os.path.exists(out))
+
 
 if __name__ == "__main__":
     unittest.main()
