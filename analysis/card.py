@@ -21,6 +21,7 @@ import sys
 
 if __package__ in (None, ""):  # run as a script: the package is the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from analysis.cards import stated  # noqa: E402
 from analysis.comparing import card_diff  # noqa: E402
 from analysis.model import cli  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
@@ -106,8 +107,6 @@ def main():
     status = 0
     if args.check:
         status, merged, built, judged_links = acceptance(merged, limits, args.subset, args.rerun, rerun_args)
-        if getattr(merged, "measured_again", None) and len(args.json) == 1:
-            keep_measured_again(args.json[0], merged.measured_again)
         target = args.history or os.environ.get("GPUBENCH_HISTORY")
         if target:
             from analysis.store import history_store  # here: only a check with a history reads it
@@ -115,6 +114,9 @@ def main():
                          lambda line: say("card.py: " + line))
     else:
         built, judged_links = [(gpu, judge.build(part, limits)) for gpu, part in merged.devices()], None
+    again = getattr(merged, "measured_again", None) if args.check else None
+    if len(args.json) == 1 and (write or again):
+        keep_in_run(args.json[0], again)
     if write:
         if len(built) == 1:
             _, note = write_card(merged.devices()[0][1], prefix, args.plots, built[0][1])
@@ -165,18 +167,23 @@ def acceptance(report, limits, subset=False, rerun=None, rerun_args=()):
     return status, report, [(gpu, card) for gpu, card, _, _ in judged], judged_links
 
 
-def keep_measured_again(path, again):
-    """Adds the verdict's second measurement to the run's JSON (written whole, then renamed), so that card.py --check
-    of the saved run gives the verdict given live; its first readings stay as they were."""
+def keep_in_run(path, again=None):
+    """Writes into the run's JSON (whole, then renamed) each result's stated precision (analysis/cards/stated.py) and,
+    with `again`, the verdict's second measurement, so that card.py --check of the saved run gives the verdict given
+    live; its first readings stay as they were. A run kept in an archive or compressed is left as it is."""
+    if path.endswith(".gz") or not os.path.isfile(path):
+        return
     data = report_model.read_json(path)
-    data[report_model.MEASURED_AGAIN] = again
-    if path.endswith(".gz"):
-        return  # a committed, compressed run is left as it is
+    if again:
+        data[report_model.MEASURED_AGAIN] = again
+    if not stated.annotate(data) and not again:
+        return
     partial = path + ".partial"
     with open(partial, "w") as f:
         json.dump(data, f, indent=1)
     os.replace(partial, path)
-    say(f"card.py: the second measurement is kept in {path} ({report_model.MEASURED_AGAIN})")
+    if again:
+        say(f"card.py: the second measurement is kept in {path} ({report_model.MEASURED_AGAIN})")
 
 
 def write_card(report, prefix, plots, card):

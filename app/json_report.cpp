@@ -64,8 +64,10 @@ nlohmann::ordered_json precision_block(const detail::RowPrecision& precision, co
   // A result's precision is the wider of the launch time's and the clock64 span's: every timed result is read
   // from one or both, and the stopping rule brought both within the target.
   const double relative = std::max(precision.time_ms.relative(), cycles ? precision.cycles.relative() : 0.0);
+  // The launches' own interval within this run (what the stopping rule reached), named as such: what repeats run to
+  // run is wider, and the card step writes it beside it ("stated", analysis/cards/stated.py).
   nlohmann::ordered_json block = {{"estimator", "mean"},
-                                  {"confidence", 0.95},
+                                  {"sampling_confidence", 0.95},
                                   {"samples", precision.time_ms.samples},
                                   {"stop", detail::stop_reason_name(precision.stop)}};
   block["target"] = precision.target > 0.0 ? nlohmann::ordered_json(precision.target) : nullptr;
@@ -75,7 +77,7 @@ nlohmann::ordered_json precision_block(const detail::RowPrecision& precision, co
   if (cycles)
     block["cycles"] = {{"mean", rounded(precision.cycles.mean, 7)},
                        {"half_width", rounded(precision.cycles.relative())}};
-  nlohmann::ordered_json& intervals = block["intervals"] = nlohmann::ordered_json::object();
+  nlohmann::ordered_json& intervals = block["sampling_intervals"] = nlohmann::ordered_json::object();
   for (const auto& [name, better] : results.items()) {
     const std::optional<CounterDescription> description = describe_counter(name);
     if (description && !description->timed) continue;

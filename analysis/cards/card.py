@@ -4,7 +4,7 @@ failed with the values they would have fed. The family modules (analysis/cards/f
 module assembles and renders them. The verdict's layers (analysis/verdict/) check a card and give it its verdict:
 `checks`, `expected`, `judged` and `verdict` are theirs, held here as data.
 """
-from analysis.cards import families, noise
+from analysis.cards import families, noise, stated
 from analysis.model import report as report_model
 from analysis.model.values import default_better, rows_of, size_text
 
@@ -14,7 +14,7 @@ FAILED_SECTION = "Rows that failed"
 
 def stated_precision(rows, model, context, unit=""):
     """The precision of a card value read from `rows` measured under the stopping rule, from each row's widest stated
-    95% precision (noise.stated_half_width): with one or two rows the wider (a ratio or a difference of two readings
+    95% precision (stated.half_width: the one its JSON carries): with one or two rows the wider (a ratio or a difference of two readings
     is known no better than its worse side); with three or more their median, since such values are a plateau's
     median or a sweep's best and the rows that cite an edge (often at their cap) do not move them. None where a row
     states no precision (fixed effort, a result from an untimed sweep)."""
@@ -25,9 +25,7 @@ def stated_precision(rows, model, context, unit=""):
         quantities = list(row.results)
         if report_model.per_clock(unit):  # a value in clocks is read from its rows' results in clocks
             quantities = [q for q in quantities if report_model.per_clock(q)] or quantities
-        row_widths = [noise.stated_half_width(model, noise.class_of(row, q, context), row.half_width(q),
-                                              context.get("gpu_name"), noise.result_name(row.key, q))
-                      for q in quantities]
+        row_widths = [stated.half_width(row, q, context, model) for q in quantities]
         if not row_widths or None in row_widths:
             return None
         widths.append(max(row_widths))

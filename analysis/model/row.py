@@ -118,10 +118,12 @@ class Row(dict):
         return float(self[key]) if key in self else None
 
     def half_width(self, quantity):
-        """The 95% half-width of a result, relative to its value, as the row's sampling stated it (the stopping
-        rule's batch means; gpubench.precision.intervals), or None: a run from before intervals, a result not read
-        from the timed launches (a sweep's median, an energy window), or a quantity that is not a result."""
-        intervals = (self.precision or {}).get("intervals") or {}
+        """The 95% half-width of a result's sampling within this run, relative to its value (the stopping rule's
+        batch means; gpubench.precision.sampling_intervals, "intervals" before), or None: a run from before
+        intervals, a result not read from the timed launches (a sweep's median, an energy window), or a quantity that
+        is not a result. What repeats run to run is wider: analysis/cards/stated.py."""
+        precision = self.precision or {}
+        intervals = precision.get("sampling_intervals") or precision.get("intervals") or {}
         found = intervals.get(quantity)
         value = found.get("half_width") if isinstance(found, dict) else None
         if value is None:

@@ -42,6 +42,51 @@ def values(report):
     return {v["key"]: v for v in card.Card(report).build().values}
 
 
+class StatedPrecisionInTheRun(unittest.TestCase):
+    """The card step writes each declared result's stated precision into the run's JSON (analysis/cards/stated.py):
+    the card reads that one number, and the run's own sampling interval keeps its own name."""
+    RUN = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "raw.tar.xz", "runs", "h100-eb10873e-check-1.json")
+
+    def test_the_card_step_writes_what_the_card_states(self):
+        from analysis.cards import stated
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "run.json")
+            with open(path, "wb") as f:
+                f.write(archive.read(self.RUN))
+            before = report_model.load(path)
+            done = subprocess.run([sys.executable, CARD, path, "--out", os.path.join(tmp, "c")], capture_output=True,
+                                  text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            data = report_model.read_json(path)
+            self.assertIn("95% interval over repeated runs", data["gpubench"]["stated_precision"])
+            after = report_model.load(path)
+            with open(os.path.join(tmp, "c.json")) as f:
+                stated_in_card = {v["key"]: v.get("precision") for v in json.load(f)["values"]}
+        rows = [r for r in after.rows() if r.stop in ("target", "cap")]
+        self.assertGreater(len(rows), 50)
+        written = 0
+        for row, old in zip(rows, [r for r in before.rows() if r.stop in ("target", "cap")]):
+            for quantity in row.results:
+                entry = row.precision.get("stated", {}).get(quantity)
+                if entry is None:
+                    continue
+                written += 1
+                # The number written is the number computed from the same model, and its interval holds the value.
+                computed = stated.half_width(old, quantity, before.context)
+                self.assertAlmostEqual(entry["half_width"], computed, delta=computed * 1e-3)
+                value = row.value("real_time" if quantity == "time" else quantity)
+                self.assertLessEqual(entry["low"], value, row.key)
+                self.assertGreaterEqual(entry["high"], value, row.key)
+                self.assertGreaterEqual(entry["half_width"], row.half_width(quantity))  # wider than the sampling's
+        self.assertGreater(written, 100)
+        # The card of the annotated run states what the card of the bare run stated.
+        rebuilt = judge.build(after, limit_table.load(limit_table.default_path()))
+        for value in rebuilt.values:
+            if stated_in_card.get(value["key"]) is not None:  # the same number, as written (4 digits)
+                self.assertAlmostEqual(value["precision"], stated_in_card[value["key"]],
+                                       delta=stated_in_card[value["key"]] * 1e-3, msg=value["key"])
+
+
 class CardIsItsGolden(unittest.TestCase):
     """The card of each committed suite fixture (an H100, an H200, a two-H200 host) is what
     test/fixtures/make_goldens.py wrote into test/fixtures/expected/, byte for byte. A change to the card is
