@@ -9,6 +9,7 @@ import os
 import re
 
 from analysis.cards import families
+from analysis.model.row import per_clock
 
 MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "noise_model.json")
 SAME_BOARD, CROSS_BOARD = "same_board", "cross_board"
@@ -133,6 +134,24 @@ def floor(model, cls, where, rule=False, result=None):
 
 
 Z95 = 1.96
+# The SM clock of a board moves between runs (an H100's between 1980 and 1995 MHz): a result its class counts in SM
+# clocks moves with it where it is read in time (a nanosecond, a rate per second), and a result of what the SM clock
+# does not set (DRAM, a link: their own clocks) where it is read per SM clock. Such a result states the clock's
+# run-to-run deviation too (SM_CLOCK_SIGMA, made by make_noise.py --clock from the runs' measured clocks).
+IN_SM_CLOCKS = ("sm_clocks", "sm_placement")
+SM_CLOCK_FREE = ("dram_bandwidth", "link_bandwidth")
+SM_CLOCK_SIGMA = "sm_clock_sigma_by_gpu"
+
+
+def moves_with_the_sm_clock(cls, quantity):
+    """Whether a result's run-to-run deviation has the SM clock's in it beyond its class's (see SM_CLOCK_SIGMA)."""
+    return (cls in IN_SM_CLOCKS and not per_clock(quantity)) or (cls in SM_CLOCK_FREE and per_clock(quantity))
+
+
+def clock_sigma(model, gpu_name):
+    """The SM clock's run-to-run deviation on this SKU (relative), the largest calibrated where the SKU has none."""
+    found = model.get(SM_CLOCK_SIGMA, {})
+    return found.get(gpu_name, max(found.values(), default=0.0))
 
 
 def stated_half_width(model, cls, within, gpu_name=None, result=None):
@@ -152,7 +171,8 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None):
         sigma = max(sigma or 0.0, own)
     if sigma is None:
         return within
-    return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5
+    clock = clock_sigma(model, gpu_name) if result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1]) else 0.0
+    return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2 + clock ** 2)) ** 0.5
 
 
 def proven_fixed(model, family, counter):

@@ -15,6 +15,9 @@ NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "f
                   "per_family_instance_index", "real_time", "cpu_time"}
 TIME_SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 FIXED_TOLERANCE = 0.005
+# Classes whose counts per SM clock move against the clock: what a DRAM stream or a link moves is set by their clocks,
+# and a chase or a chain of loads that reaches DRAM takes its time there (noise.SM_CLOCK_FREE and the latencies).
+CLOCK_FREE_PER_CLOCK = noise.SM_CLOCK_FREE + ("memory_latency",)
 CLOCK_TOLERANCE = 0.005  # 3x the run-to-run scatter of one clock's reading (1975-1978 MHz on an H100)
 
 
@@ -238,10 +241,12 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                     tolerance = max(floor, factor * b.spread(quantity), factor * a.spread(quantity))
                     verdict = judge(change, better, tolerance)
                 entry["tolerance"] = tolerance
-                if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE \
-                        and not report_model.per_clock(quantity):
-                    # At equal clock: a time scales with 1/clock, a rate with the clock.
+                if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE:
+                    # At equal clock: a time scales with 1/clock, a rate with the clock; a count per SM clock of what
+                    # the SM clock does not set (a DRAM stream's bytes, a DRAM-bound chain's cycles) the other way.
                     ratio = clock_a / clock_b
+                    if report_model.per_clock(quantity) and cls in CLOCK_FREE_PER_CLOCK:
+                        ratio = 1 / ratio
                     at_clock = (am * ratio if better == "lower" else am / ratio) / bm - 1 if bm else change
                     equal = judge(at_clock, better, tolerance)
                     entry["note"] = (entry["note"] + "; " if entry["note"] else "") + \

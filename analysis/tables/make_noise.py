@@ -200,6 +200,28 @@ def add_rule(model, paths, source, margin, minimum, same_code=None, fixed_paths=
     return model
 
 
+def clock_sigmas(paths, share=HONEST_SHARE):
+    """{GPU name: the SM clock's run-to-run deviation}: for each SKU the least deviation for which at most `share` of
+    the pairs of runs of one board differ in their median measured SM clock by more than its 95% repeatability limit
+    (1.96 x sqrt 2 deviations). An H100's clock sits at 1980 MHz in most runs and at 1995 in some."""
+    clocks = {}
+    for _, board, name, _, sides, *_ in parts_of(paths):
+        measured = sorted(c for c in (side.clock() for side in sides.values()) if c)
+        if measured and name:
+            clocks.setdefault((name, board), []).append(measured[len(measured) // 2])
+    by_name = {}
+    for (name, _), medians in clocks.items():
+        by_name.setdefault(name, []).extend(abs(a / b - 1) for a, b in itertools.combinations(medians, 2))
+    found = {}
+    for name, changes in sorted(by_name.items()):
+        if not changes:
+            continue
+        allowed = int(share * len(changes))  # pairs that may lie beyond the limit
+        widest = sorted(changes, reverse=True)[allowed] if allowed < len(changes) else 0.0
+        found[name] = round(widest / (noise.Z95 * 2 ** 0.5), 5)
+    return found
+
+
 SKU_SIGMA_LEAST_PAIRS = 30  # of a class's results on one SKU, for a deviation of that SKU's own
 ROW_SIGMA_LEAST_PAIRS = 3  # of one result on one SKU, for a deviation of its own
 CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the rest get floors of their own
@@ -253,6 +275,9 @@ def main():
                              "deviations to the model at --out (which stays otherwise as it is)")
     parser.add_argument("--fixed-runs", nargs="*", default=[], metavar="RUN",
                         help="with --rule: runs of fixed effort whose pairs widen the floors too")
+    parser.add_argument("--clock", action="store_true",
+                        help="add only the SM clock's run-to-run deviation of each SKU (from the runs' measured clocks) "
+                             "to the model at --out")
     parser.add_argument("--same-code", action="append", default=[], metavar="A=B",
                         help="source versions A and B measure alike (their diff touches no measurement)")
     args = parser.parse_args()
@@ -263,6 +288,14 @@ def main():
         if not eq or not a or not b:
             parser.error(f"--same-code {pair}: give A=B")
         same[a] = b
+    if args.clock:
+        model = noise.load(args.out)
+        model[noise.SM_CLOCK_SIGMA] = clock_sigmas(args.runs)
+        model["made_clock"] = {"runs": len(args.runs), "source": args.source}
+        cli.write_json(args.out, model, "noise model")
+        print(f"{args.out}: the SM clock's run-to-run deviation {model[noise.SM_CLOCK_SIGMA]} from {len(args.runs)} runs",
+              file=sys.stderr)
+        return 0
     if args.rule:
         model = add_rule(noise.load(args.out), args.runs, args.source, args.margin, args.minimum, same,
                          archive.expand(args.fixed_runs))
