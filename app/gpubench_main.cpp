@@ -428,7 +428,7 @@ void mark_setup(const char* step) {
 // Several GPUs as a node (app/node_run.h): every GPU's rows at once, one child each, each then its share of the
 // NVLink pairs, taking turns;
 // the merged report then gets its card and verdict as any run's.
-int run_as_node(const gpubench::Options& options, const std::vector<int>& devices,
+int run_as_node(const gpubench::Options& options, const std::vector<int>& devices, const std::vector<std::string>& all,
                 const std::vector<std::string>& selected, const char* argv0, const std::vector<std::string>& original) {
   if (options.out.empty() || options.out_format != "json") {
     std::fprintf(stderr,
@@ -441,6 +441,7 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
   gpubench::app::NodeRun node;
   node.gpus = devices;
   node.selected = selected;
+  node.all = all;
   node.binary = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0);
   node.reaper = node.binary;
   node.out = options.out;
@@ -578,7 +579,7 @@ int main(int argc, char** argv) {
   if (plan) {
     add_plan_context(*plan);
   } else if (several_devices && node_run) {
-    return run_as_node(options, devices, selected, argv[0], original_args);
+    return run_as_node(options, devices, all, selected, argv[0], original_args);
   } else if (several_devices) {
     if (!describe_devices(devices)) return 1;
   } else if (std::string others; !open_the_gpu(devices.front(), all.size(), selected, others)) {

@@ -811,7 +811,7 @@ NodeResult run_node(const NodeRun& node) {
     std::string peers;
     if (links != measurers.end())
       for (int peer : links->second) peers += (peers.empty() ? "" : ",") + std::to_string(peer);
-    std::string filter = exact_filter(own);
+    std::string filter = node.all.empty() ? exact_filter(own) : compact_filter(own, rows_of_gpu(node.all, gpu, false));
     if (!peers.empty()) filter += (filter.empty() ? "" : "|") + std::string("^(") + cases + ")/";
     if (filter.empty()) continue;
     std::string serves;  // the GPUs that measure their link to this one

@@ -14,6 +14,7 @@ namespace gpubench::app {
 struct NodeRun {
   std::vector<int> gpus;
   std::vector<std::string> selected;  // the parent's selection, row names tagged /gpu:N
+  std::vector<std::string> all;       // every row of the preset, tagged likewise ({}: the children get exact names)
   std::vector<std::string> args;      // the user's flags, less device, filter, output, card and verdict
   std::string binary;                 // this gpubench
   std::string reaper;                 // the gpubench that reaps the node if it dies (kNodeReaperFlag); "": none

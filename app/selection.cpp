@@ -4,7 +4,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
+#include <set>
 #include <sstream>
+#include <string>
 
 namespace gpubench::app {
 namespace {
@@ -73,16 +76,50 @@ std::vector<std::string> check_rows(const std::vector<std::string>& names) {
   return kept;
 }
 
+namespace {
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A row's registered case: its segments before the first argument ("Stream/read" of
+// "Stream/read/bytes_per_thread:16/manual_time"), or the whole name where it has none.
+std::string case_of(const std::string& name) {
+  const std::size_t colon = name.find(':');
+  if (colon == std::string::npos) return name;
+  const std::size_t slash = name.rfind('/', colon);
+  return slash == std::string::npos ? name : name.substr(0, slash);
+}
+
+}  // namespace
+
 std::string exact_filter(const std::vector<std::string>& names) {
   std::string filter;
-  for (const std::string& name : names) {
-    filter += filter.empty() ? "^(" : "|";
-    for (char c : name) {
-      if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) filter += '\\';
-      filter += c;
-    }
-  }
+  for (const std::string& name : names) filter += (filter.empty() ? "^(" : "|") + escaped(name);
   return filter.empty() ? filter : filter + ")$";
+}
+
+std::string compact_filter(const std::vector<std::string>& names, const std::vector<std::string>& all) {
+  std::map<std::string, int> in_all, in_names;
+  for (const std::string& name : all) ++in_all[case_of(name)];
+  const std::set<std::string> unique(names.begin(), names.end());
+  for (const std::string& name : unique) ++in_names[case_of(name)];
+  std::vector<std::string> whole_cases, single;
+  for (const auto& [name_case, count] : in_names)
+    if (in_all[name_case] == count) whole_cases.push_back(name_case);
+  for (const std::string& name : unique)
+    if (in_all[case_of(name)] != in_names[case_of(name)]) single.push_back(name);
+  std::string filter;
+  // A whole case: its prefix then "/" or the name's end ("Stream/read" is not "Stream/read_cg").
+  for (const std::string& name_case : whole_cases) filter += (filter.empty() ? "^(" : "|") + escaped(name_case);
+  if (!filter.empty()) filter += ")(/|$)";
+  const std::string singles = exact_filter(single);
+  return filter.empty() ? singles : singles.empty() ? filter : filter + "|" + singles;
 }
 
 }  // namespace gpubench::app

@@ -2,6 +2,7 @@
 // links (both GPUs quiet) and the merge of its children's reports into one report of the node, on the CPU.
 #include "app/node_run.h"
 #include "app/node_schedule.h"
+#include "app/selection.h"
 #include "common/link_turn.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -309,6 +311,40 @@ TEST_F(NodeRunSpawn, AFullPresetsFilterLongerThanAnArgumentStartsEveryChild) {
 }
 
 #ifdef GPUBENCH_TEST_BINARY
+// The full preset's rows of an H100 (gpubench --gpubench_plan, no GPU needed), GPU rows only.
+std::vector<std::string> full_preset_rows() {
+  const std::string list = std::filesystem::temp_directory_path() / "node-run-test-full-rows";
+  const std::string command = std::string(GPUBENCH_TEST_BINARY) +
+                              " --gpubench_plan=h100-sxm5 --gpubench_preset=full --benchmark_list_tests >" + list +
+                              " 2>/dev/null";
+  std::vector<std::string> rows;
+  if (std::system(command.c_str()) != 0) return rows;
+  std::ifstream in(list);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line.find("CPU/") == std::string::npos) rows.push_back(line);
+  std::filesystem::remove(list);
+  return rows;
+}
+
+TEST(NodeRun, AFullPresetsChildFilterIsOneStdRegexCanTakeAndSelectsItsRowsExactly) {
+  const std::vector<std::string> all = full_preset_rows();
+  ASSERT_GT(all.size(), 2000u) << "gpubench --gpubench_plan listed too few rows";
+  // What a child runs: every row but the links (measured in turns), and a part of them (a user's filter).
+  std::vector<std::string> own, part;
+  for (const std::string& name : all) {
+    if (name.rfind("Peer/", 0) != 0) own.push_back(name);
+    if (name.rfind("Stream/read/", 0) == 0 || name.find("/MiB:8/") != std::string::npos) part.push_back(name);
+  }
+  for (const auto* chosen : {&own, &part}) {
+    const std::string filter = compact_filter(*chosen, all);
+    EXPECT_LT(filter.size(), 16u * 1024) << "longer than the check preset's exact names";
+    const std::regex matcher(filter, std::regex::extended);  // throws past std::regex's NFA state limit
+    const std::set<std::string> wanted(chosen->begin(), chosen->end());
+    for (const std::string& name : all)
+      EXPECT_EQ(std::regex_search(name, matcher), wanted.count(name) == 1) << name;
+  }
+}
+
 // A process that is gone or a zombie (its parent dead, waiting for init to reap it).
 bool gone(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
