@@ -23,8 +23,10 @@ def stated_precision(rows, model, context, unit=""):
         if row.stop not in ("target", "cap"):
             return None
         quantities = list(row.results)
-        if report_model.per_clock(unit):  # a value in clocks is read from its rows' results in clocks
-            quantities = [q for q in quantities if report_model.per_clock(q)] or quantities
+        # A value in clocks is read from its rows' results in clocks, one in time from those in time: the SM clock's
+        # step moves one kind and not the other (noise.moves_with_the_sm_clock).
+        in_clocks = report_model.per_clock(unit)
+        quantities = [q for q in quantities if report_model.per_clock(q) == in_clocks] or quantities
         row_widths = [stated.half_width(row, q, context, model) for q in quantities]
         if not row_widths or None in row_widths:
             return None

@@ -23,7 +23,7 @@ if __package__ in (None, ""):
 from analysis.cards import noise  # noqa: E402
 from analysis.comparing.comparison import names_another_gpu  # noqa: E402
 from analysis.model import archive, cli  # noqa: E402
-from analysis.tables.run_pairs import at_equal_clock, parts_of, rule_pairs  # noqa: E402
+from analysis.tables.run_pairs import at_equal_clock, clock_sigmas, parts_of, rule_pairs  # noqa: E402
 
 
 def changes(parts):
@@ -200,28 +200,6 @@ def add_rule(model, paths, source, margin, minimum, same_code=None, fixed_paths=
     return model
 
 
-def clock_sigmas(paths, share=HONEST_SHARE):
-    """{GPU name: the SM clock's run-to-run deviation}: for each SKU the least deviation for which at most `share` of
-    the pairs of runs of one board differ in their median measured SM clock by more than its 95% repeatability limit
-    (1.96 x sqrt 2 deviations). An H100's clock sits at 1980 MHz in most runs and at 1995 in some."""
-    clocks = {}
-    for _, board, name, _, sides, *_ in parts_of(paths):
-        measured = sorted(c for c in (side.clock() for side in sides.values()) if c)
-        if measured and name:
-            clocks.setdefault((name, board), []).append(measured[len(measured) // 2])
-    by_name = {}
-    for (name, _), medians in clocks.items():
-        by_name.setdefault(name, []).extend(abs(a / b - 1) for a, b in itertools.combinations(medians, 2))
-    found = {}
-    for name, changes in sorted(by_name.items()):
-        if not changes:
-            continue
-        allowed = int(share * len(changes))  # pairs that may lie beyond the limit
-        widest = sorted(changes, reverse=True)[allowed] if allowed < len(changes) else 0.0
-        found[name] = round(widest / (noise.Z95 * 2 ** 0.5), 5)
-    return found
-
-
 SKU_SIGMA_LEAST_PAIRS = 30  # of a class's results on one SKU, for a deviation of that SKU's own
 ROW_SIGMA_LEAST_PAIRS = 3  # of one result on one SKU, for a deviation of its own
 CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the rest get floors of their own
@@ -290,7 +268,7 @@ def main():
         same[a] = b
     if args.clock:
         model = noise.load(args.out)
-        model[noise.SM_CLOCK_SIGMA] = clock_sigmas(args.runs)
+        model[noise.SM_CLOCK_SIGMA] = clock_sigmas(args.runs, HONEST_SHARE)
         model["made_clock"] = {"runs": len(args.runs), "source": args.source}
         cli.write_json(args.out, model, "noise model")
         print(f"{args.out}: the SM clock's run-to-run deviation {model[noise.SM_CLOCK_SIGMA]} from {len(args.runs)} runs",

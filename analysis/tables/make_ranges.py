@@ -96,7 +96,9 @@ def limit(entry, k, floor):
     # A spread over SMs is the slowest SM against the fastest less one: its floor is that ratio's, (1 + m) x floor.
     margin = max(k * s, floor * (1 + abs(m) if entry["better"] == "spread" else abs(m)))
     better = entry["better"]
-    out = {"better": better, "median": round(m, 6), "robust_sigma": round(s, 6)}
+    # The healthy boards' readings span this: two healthy boards may differ by it (the node layer's tolerance).
+    out = {"better": better, "median": round(m, 6), "robust_sigma": round(s, 6),
+           "seen": [round(min(values), 6), round(max(values), 6)]}
     if better == "higher":
         out["low"] = round(min(m - margin, min(values) * (1 - floor / 3)), 6)
     elif better in ("lower", "spread"):

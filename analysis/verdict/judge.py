@@ -16,10 +16,11 @@ def outside(result):
 
 
 def near(result):
-    """Checks inside a one-sided limit by less than the value's stated precision (the stopping rule's): a second
-    measurement decides them before the verdict is given (running/measure_again.py)."""
+    """Checks past a one-sided limit but inside it by the value's own uncertainty (limits.guard: not proven outside):
+    a second measurement decides them before the verdict is given (running/measure_again.py). A healthy board's value
+    inside its limit is never measured again."""
     return [c for c in (result or {}).get("checks", []) if c["inside"] is True and c.get("precision") is not None
-            and wording.margin(c) is not None and wording.margin(c) <= c["precision"]]
+            and wording.margin(c) is not None and wording.margin(c) < 0]
 
 
 def _reason(c):

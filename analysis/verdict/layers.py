@@ -115,6 +115,21 @@ def board_spread(key, context, limits):
     return max(found) if found else None
 
 
+def seen_range(key, context, limits):
+    """How far apart two healthy boards may read the value, relative to their median: the range the calibration's n
+    boards read it in (the SKU's limits' or the architecture's), widened at each end by the mean gap between n
+    ordered readings (range / (n - 1)): a board outside the n seen lies there with probability 2 / (n + 1), 9% of
+    new boards for 22. 0 where no limit keeps a range."""
+    found = [0.0]
+    for _, entry in layer_entries(context, limits):
+        limit = entry["ranges"].get(key)
+        seen = (limit or {}).get("seen")
+        if seen and limit.get("median"):
+            boards = max(int(limit.get("boards") or 2), 2)
+            found.append(abs((seen[1] - seen[0]) / limit["median"]) * (1 + 2 / (boards - 1)))
+    return max(found)
+
+
 def node_checks(cards, limits):
     """{gpu: [check]} of each GPU's values against the median of the run's other GPUs of its name (two GPUs or
     more). A value is outside when it is worse than that median, on its fault's side, by more than
@@ -137,8 +152,10 @@ def node_checks(cards, limits):
                 if not others:
                     continue
                 tolerance = limit_table.peer_tolerance(board_spread(key, card.context, limits) or 0.0,
-                                                       v.get("spread") or 0.0)
-                inside, ref, off = limit_table.against_peers(v["value"], others, better, tolerance)
+                                                       v.get("spread") or 0.0, seen_range(key, card.context, limits))
+                # Outside only where proven: beyond the tolerance by more than the value's own uncertainty.
+                guard = limit_table.guard(v) / abs(v["value"]) if v["value"] else 0.0
+                inside, ref, off = limit_table.against_peers(v["value"], others, better, tolerance + guard)
                 if not ref:
                     continue
                 brackets = [table[g][key]["bracket"] for g, _ in same if g != gpu and "bracket" in table[g].get(key, {})]

@@ -58,29 +58,40 @@ def arch_of(compute_capability, limits):
     return (key, entry) if entry else (None, None)
 
 
+def guard(value):
+    """The value's expanded uncertainty as one reading (absolute): its stated precision is the 95% range of a repeated
+    run, 1.96 x sqrt 2 deviations, so one reading's is that over sqrt 2; 0 where the run states none."""
+    precision = value.get("precision")
+    return abs(value["value"]) * precision / 2 ** 0.5 if precision else 0.0
+
+
 def judge(value, limit):
     """True inside, False outside, None informational: the value against its limit, on the side that is a fault
-    for its kind (the value's `better`, else the limit's)."""
+    for its kind (the value's `better`, else the limit's). Outside only where proven (ISO 14253-1's rule for proving
+    nonconformance): beyond the limit by more than the value's own uncertainty (guard): a healthy board's value
+    known to +-4% is not a fault 1.6% past a limit, and a value a fault moves further still is."""
     better = value.get("better") or limit.get("better") or "exact"
     low, high = limit.get("low"), limit.get("high")
     x = value["value"]
     if better == "info":
         return None
+    u = guard(value)
     if better == "higher":
-        return low is None or x >= low
+        return low is None or x + u >= low
     if better in ("lower", "spread"):
-        return high is None or x <= high
+        return high is None or x - u <= high
     if "bracket" in value and "bracket" in limit:  # a capacity: the sweeps' brackets must meet
         (a, b), (c, d) = value["bracket"], limit["bracket"]
         return a <= d and c <= b
     return (low is None or x >= low) and (high is None or x <= high)
 
 
-def peer_tolerance(board_sigma=0.0, own_spread=0.0):
+def peer_tolerance(board_sigma=0.0, own_spread=0.0, seen_range=0.0):
     """How far from its peers' median a value may lie on its fault's side: the node rule, one place for the node
     layer, the links and the fleet. At least NODE_FLOOR, NODE_SIGMAS x its board-to-board spread, twice its rows'
-    own spread."""
-    return max(NODE_FLOOR, NODE_SIGMAS * board_sigma, 2 * own_spread)
+    own spread, and the range healthy boards of its SKU were read in (`seen_range`, relative: a value at two levels
+    board by board has a small robust spread and healthy boards a level apart)."""
+    return max(NODE_FLOOR, NODE_SIGMAS * board_sigma, 2 * own_spread, seen_range)
 
 
 def against_peers(value, peers, better, tolerance):
