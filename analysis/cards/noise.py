@@ -134,23 +134,25 @@ def floor(model, cls, where, rule=False, result=None):
 
 
 Z95 = 1.96
-# The SM clock of a board moves between runs (an H100's between 1980 and 1995 MHz): a result its class counts in SM
-# clocks moves with it where it is read in time (a nanosecond, a rate per second), and a result of what the SM clock
-# does not set (DRAM, a link: their own clocks) where it is read per SM clock. Such a result states the clock's
-# run-to-run deviation too (SM_CLOCK_SIGMA, made by make_noise.py --clock from the runs' measured clocks).
+# The SM clock of a board steps between runs (an H100's between its 1980 and 1995 MHz bins): a result its class
+# counts in SM clocks moves with it where it is read in time (a nanosecond, a rate per second), and a result of what
+# the SM clock does not set (DRAM, a link: their own clocks) where it is read per SM clock. Such a result's stated
+# precision adds the widest step seen between two runs of a board of its SKU (SM_CLOCK_STEP, made by make_noise.py
+# --clock from the calibration runs' measured clocks): a step, not a spread, so it adds whole.
 IN_SM_CLOCKS = ("sm_clocks", "sm_placement")
 SM_CLOCK_FREE = ("dram_bandwidth", "link_bandwidth")
-SM_CLOCK_SIGMA = "sm_clock_sigma_by_gpu"
+SM_CLOCK_STEP = "sm_clock_step_by_gpu"
 
 
 def moves_with_the_sm_clock(cls, quantity):
-    """Whether a result's run-to-run deviation has the SM clock's in it beyond its class's (see SM_CLOCK_SIGMA)."""
+    """Whether a result's run-to-run change has the SM clock's step in it beyond its class's (see SM_CLOCK_STEP)."""
     return (cls in IN_SM_CLOCKS and not per_clock(quantity)) or (cls in SM_CLOCK_FREE and per_clock(quantity))
 
 
-def clock_sigma(model, gpu_name):
-    """The SM clock's run-to-run deviation on this SKU (relative), the largest calibrated where the SKU has none."""
-    found = model.get(SM_CLOCK_SIGMA, {})
+def clock_step(model, gpu_name):
+    """The widest step of the SM clock between two runs of a board of this SKU (relative), the largest calibrated
+    where the SKU has none."""
+    found = model.get(SM_CLOCK_STEP, {})
     return found.get(gpu_name, max(found.values(), default=0.0))
 
 
@@ -171,8 +173,8 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None):
         sigma = max(sigma or 0.0, own)
     if sigma is None:
         return within
-    clock = clock_sigma(model, gpu_name) if result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1]) else 0.0
-    return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2 + clock ** 2)) ** 0.5
+    step = clock_step(model, gpu_name) if result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1]) else 0.0
+    return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5 + step
 
 
 def proven_fixed(model, family, counter):

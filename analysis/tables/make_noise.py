@@ -23,7 +23,7 @@ if __package__ in (None, ""):
 from analysis.cards import noise  # noqa: E402
 from analysis.comparing.comparison import names_another_gpu  # noqa: E402
 from analysis.model import archive, cli  # noqa: E402
-from analysis.tables.run_pairs import at_equal_clock, clock_sigmas, parts_of, rule_pairs  # noqa: E402
+from analysis.tables.run_pairs import at_equal_clock, clock_steps, parts_of, rule_pairs  # noqa: E402
 
 
 def changes(parts):
@@ -254,8 +254,8 @@ def main():
     parser.add_argument("--fixed-runs", nargs="*", default=[], metavar="RUN",
                         help="with --rule: runs of fixed effort whose pairs widen the floors too")
     parser.add_argument("--clock", action="store_true",
-                        help="add only the SM clock's run-to-run deviation of each SKU (from the runs' measured clocks) "
-                             "to the model at --out")
+                        help="add only the widest step of each SKU's SM clock between two runs of a board (from the "
+                             "runs' measured clocks) to the model at --out")
     parser.add_argument("--same-code", action="append", default=[], metavar="A=B",
                         help="source versions A and B measure alike (their diff touches no measurement)")
     args = parser.parse_args()
@@ -268,10 +268,10 @@ def main():
         same[a] = b
     if args.clock:
         model = noise.load(args.out)
-        model[noise.SM_CLOCK_SIGMA] = clock_sigmas(args.runs, HONEST_SHARE)
+        model[noise.SM_CLOCK_STEP] = clock_steps(args.runs)
         model["made_clock"] = {"runs": len(args.runs), "source": args.source}
         cli.write_json(args.out, model, "noise model")
-        print(f"{args.out}: the SM clock's run-to-run deviation {model[noise.SM_CLOCK_SIGMA]} from {len(args.runs)} runs",
+        print(f"{args.out}: the SM clock's widest step between runs {model[noise.SM_CLOCK_STEP]} from {len(args.runs)} runs",
               file=sys.stderr)
         return 0
     if args.rule:

@@ -83,23 +83,16 @@ def rule_pairs(parts, where=noise.SAME_BOARD, by_rule=True):
     return found
 
 
-def clock_sigmas(paths, share):
-    """{GPU name: the SM clock's run-to-run deviation}: for each SKU the least deviation for which at most `share` of
-    the pairs of runs of one board differ in their median measured SM clock by more than its 95% repeatability limit
-    (1.96 x sqrt 2 deviations). An H100's clock sits at 1980 MHz in most runs and at 1995 in some."""
+def clock_steps(paths):
+    """{GPU name: the widest step of the SM clock between two runs of one board}, relative: the median measured SM
+    clock of each run, paired run by run on each board (an H100 sits at 1980 MHz in most runs, at 1995 in some)."""
     clocks = {}
     for _, board, name, _, sides, *_ in parts_of(paths):
         measured = sorted(c for c in (side.clock() for side in sides.values()) if c)
         if measured and name:
             clocks.setdefault((name, board), []).append(measured[len(measured) // 2])
-    by_name = {}
-    for (name, _), medians in clocks.items():
-        by_name.setdefault(name, []).extend(abs(a / b - 1) for a, b in itertools.combinations(medians, 2))
     found = {}
-    for name, changes in sorted(by_name.items()):
-        if not changes:
-            continue
-        allowed = int(share * len(changes))  # pairs that may lie beyond the limit
-        widest = sorted(changes, reverse=True)[allowed] if allowed < len(changes) else 0.0
-        found[name] = round(widest / (noise.Z95 * 2 ** 0.5), 5)
+    for (name, _), medians in sorted(clocks.items()):
+        steps = [abs(a / b - 1) for a, b in itertools.combinations(medians, 2)]
+        found[name] = round(max(steps + [found.get(name, 0.0)]), 5)
     return found
