@@ -49,6 +49,7 @@ void print_help() {
   for (const auto& status : gpubench::app::kverdicts_exits)
     std::printf("  %d  with --gpubench_verdict: %s (%s the node)\n", status.code, status.meaning, status.action);
   std::fputs("  128+N  interrupted by signal N (the rows that finished are in the report)\n\n", stdout);
+  std::fputs("Google Benchmark flags:\n", stdout);
   benchmark::PrintDefaultHelp();
 }
 
@@ -476,6 +477,11 @@ int run_as_node(const gpubench::Options& options, const std::vector<int>& device
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], gpubench::app::kNodeReaperFlag) == 0) return gpubench::app::reap_node(argv[2]);
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::printf("gpubench %s (Google Benchmark %d.%d)\n", GPUBENCH_SOURCE_VERSION, GPUBENCH_BENCHMARK_VERSION_MAJOR,
+                GPUBENCH_BENCHMARK_VERSION_MINOR);
+    return 0;
+  }
   gpubench::app::die_with_the_node();
   g_main_started = std::chrono::steady_clock::now();
   // Load every kernel at start-up: a lazily loaded kernel's first launch waits for the GPU to idle.

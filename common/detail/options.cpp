@@ -313,9 +313,9 @@ std::string options_usage() {
          "                            CUDA_VISIBLE_DEVICES is unset and --gpubench_device=all\n"
          "  --gpubench_verdict        is this GPU normal for its SKU: after the run and its card, check\n"
          "                            every value against the SKU's limits, measure the families of\n"
-         "                            outside values once more, then exit 0 normal, 5 abnormal,\n"
-         "                            6 incomplete (values missing, rows failed), 7 no limits for this\n"
-         "                            GPU (needs --benchmark_out; docs/verdicts.md)\n"
+         "                            values past a limit once more, then exit with the verdict (the\n"
+         "                            exit statuses below; needs --benchmark_out; docs/verdicts.md)\n"
+         "  --version                 the gpubench source version it was built from\n"
          "Counters: cycles (clock64 span per launch), ns, sm_mhz (clock measured during the run),\n"
          "plus each experiment's own (e.g. cycles_per_path, slowdown). Time is GPU time (manual time).\n"
          "Filters select within the preset; --benchmark_list_tests lists the preset's rows.\n"
@@ -324,8 +324,7 @@ std::string options_usage() {
          "Examples:\n"
          "  gpubench --benchmark_out=run.json                 # quick preset, then the card\n"
          "  gpubench --gpubench_preset=full --benchmark_filter=PointerChase --benchmark_out=chase.json\n"
-         "  gpubench --benchmark_list_tests\n\n"
-         "Google Benchmark flags:\n";
+         "  gpubench --benchmark_list_tests\n";
 }
 
 }  // namespace gpubench

@@ -28,6 +28,13 @@ class ExitStatuses(unittest.TestCase):
         for v in verdicts:
             self.assertIn(f"  {v['exit']}  with --gpubench_verdict: {v['meaning']} ({v['action']} the node)", done.stdout)
 
+    def test_help_puts_the_exit_statuses_before_google_benchmarks_flags_and_version_says_the_source(self):
+        done = subprocess.run([GPUBENCH, "--help"], capture_output=True, text=True, timeout=60)
+        self.assertLess(done.stdout.index("Exit status"), done.stdout.index("Google Benchmark flags:"))
+        version = subprocess.run([GPUBENCH, "--version"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(version.returncode, 0, version.stderr)
+        self.assertRegex(version.stdout, r"^gpubench \S+ \(Google Benchmark \d+\.\d+\)\n$")
+
     def test_a_node_run_needs_its_report_file(self):
         done = subprocess.run([GPUBENCH, "--gpubench_device=0,1", "--benchmark_filter=^Stream/read"],
                               capture_output=True, text=True, timeout=60)
