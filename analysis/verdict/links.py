@@ -158,17 +158,27 @@ def matrix_markdown(values):
                                                 ("load-to-use latency", "latency_cycles", None, 1, "cycles")):
         out += [f"**{title}** ({unit})", "", "| from \\ to | " + " | ".join(f"GPU {g}" for g in gpus) + " |",
                 "|---|" + "---:|" * len(gpus)]
+        unmeasured = False
         for a in gpus:
             cells = []
             for b in gpus:
                 v = values.get((a, b), {})
-                if a == b or v.get(field) is None:
+                if a == b:
                     cells.append("-")
+                    continue
+                if v.get(field) is None:
+                    cells.append("not measured")
+                    unmeasured = True
                     continue
                 text = f"{v[field] * scale:.1f}" if unit == "GB/s" else f"{v[field]:.0f}"
                 if fraction and v.get(fraction) is not None:
                     text += f" ({v[fraction]:.1%})"
                 cells.append(text)
             out.append(f"| GPU {a} | " + " | ".join(cells) + " |")
+        if unmeasured:
+            # A node check gives each pair to one of its two GPUs (node_schedule.h), which measures what one GPU can
+            # (its copies both ways; a load from itself into the peer's memory): the other direction's load is not.
+            out += ["", "Not measured: the node gives each pair of GPUs to one of them, which measures this from its "
+                        "side only."]
         out.append("")
     return out
