@@ -1,14 +1,13 @@
 #include "app/gpu_processes.h"
 
-#include <cuda_runtime_api.h>
+#include "common/detail/process_sampler.h"
+
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace gpubench::app {
 namespace {
@@ -36,47 +35,17 @@ bool ours(long pid) {
   return pid == node_pid || parent_of(pid) == node_pid;
 }
 
-namespace {
-
-std::string trim(std::string text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
-}
-
-}  // namespace
-
 std::string other_gpu_processes(int device) {
-  char bus_id[32] = {};
-  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) return "unknown (no PCI bus id)";
-  // nvidia-smi rather than NVML: no header or library to build against, and it is wherever a driver is.
-  const std::string command = std::string(
-                                  "nvidia-smi --query-compute-apps=pid,used_memory,process_name "
-                                  "--format=csv,noheader,nounits -i ") +
-                              bus_id + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "unknown (nvidia-smi did not start)";
-  std::vector<std::string> others;
-  char line[512];
-  while (std::fgets(line, sizeof line, pipe) != nullptr) {
-    std::istringstream fields(line);
-    std::string pid_text, memory, name;
-    std::getline(fields, pid_text, ',');
-    std::getline(fields, memory, ',');
-    std::getline(fields, name);
-    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
-    if (pid <= 0 || ours(pid)) continue;
-    name = trim(name);
-    const auto slash = name.rfind('/');
-    if (slash != std::string::npos) name = name.substr(slash + 1);
-    memory = trim(memory);
-    others.push_back("pid " + std::to_string(pid) + (name.empty() ? "" : " " + name) +
-                     (memory.empty() || memory == "[N/A]" ? "" : " " + memory + " MiB"));
+  std::string why;
+  const auto found = detail::processes_now(device, ours, &why);
+  if (!found) return "unknown (" + why + ")";
+  if (found->empty()) return "none";
+  std::string text = std::to_string(found->size()) + " (";
+  for (std::size_t i = 0; i < found->size(); ++i) {
+    const detail::SeenProcess& p = (*found)[i];
+    text += (i ? "; " : "") + ("pid " + std::to_string(p.pid)) + (p.name.empty() ? "" : " " + p.name) +
+            (p.most_memory_mib ? " " + std::to_string(p.most_memory_mib) + " MiB" : "");
   }
-  if (pclose(pipe) != 0) return "unknown (nvidia-smi failed)";
-  if (others.empty()) return "none";
-  std::string text = std::to_string(others.size()) + " (";
-  for (std::size_t i = 0; i < others.size(); ++i) text += (i ? "; " : "") + others[i];
   return text + ")";
 }
 

@@ -14,7 +14,8 @@ inline constexpr const char* kNodePidVariable = "GPUBENCH_NODE_PID";
 // Whether `pid` is this run's: this process, or in a node run its parent and every child of that parent.
 bool ours(long pid);
 
-// "none", "2 (pid 1234 python3 40960 MiB; pid 5678 ...)", or "unknown (...)" where nvidia-smi cannot tell.
+// "none", "2 (pid 1234 python3 40960 MiB; pid 5678 ...)", or "unknown (...)" where NVML cannot tell (the one reader
+// of other processes: detail::processes_now, which the sampler through the run uses too).
 std::string other_gpu_processes(int device);
 
 }  // namespace gpubench::app

@@ -24,6 +24,34 @@ std::string process_name(long pid) {
   std::getline(comm, name);
   return name;
 }
+
+// The compute processes NVML lists on `handle` now, less `ours`: (pid, MiB); false where NVML could not list them.
+bool list_processes(void* handle, const std::function<bool(long)>& ours,
+                    std::vector<std::pair<long, unsigned long long>>& found) {
+  nvmlProcessInfo_t infos[64];
+  unsigned int count = 64;
+  if (nvmlDeviceGetComputeRunningProcesses(static_cast<nvmlDevice_t>(handle), &count, infos) != NVML_SUCCESS)
+    return false;
+  for (unsigned int k = 0; k < count; ++k) {
+    const long pid = static_cast<long>(infos[k].pid);
+    if (pid <= 0 || ours(pid)) continue;
+    const unsigned long long bytes = infos[k].usedGpuMemory;
+    found.emplace_back(pid, bytes == NVML_VALUE_NOT_AVAILABLE ? 0 : bytes / (1024ull * 1024ull));
+  }
+  return true;
+}
+
+// NVML's handle of CUDA device `device` (by its PCI bus id), or null.
+void* handle_of(int device) {
+  char bus_id[64] = {};
+  nvmlDevice_t handle = nullptr;
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess ||
+      nvmlDeviceGetHandleByPciBusId_v2(bus_id, &handle) != NVML_SUCCESS) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return handle;
+}
 #endif
 
 std::string seconds_text(double s) {
@@ -62,11 +90,8 @@ ProcessSampler::ProcessSampler(const std::vector<int>& devices, std::function<bo
   }
   s.nvml_started = true;
   for (int device : devices) {
-    char bus_id[64] = {};
-    nvmlDevice_t handle = nullptr;
-    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess ||
-        nvmlDeviceGetHandleByPciBusId_v2(bus_id, &handle) != NVML_SUCCESS) {
-      (void)cudaGetLastError();
+    void* handle = handle_of(device);
+    if (handle == nullptr) {
       s.unavailable = "NVML has no device for CUDA device " + std::to_string(device);
       return;
     }
@@ -79,17 +104,12 @@ ProcessSampler::ProcessSampler(const std::vector<int>& devices, std::function<bo
     while (!st.stopping) {
       const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();
       for (std::size_t i = 0; i < st.handles.size(); ++i) {
-        nvmlProcessInfo_t infos[64];
-        unsigned int count = 64;
-        if (nvmlDeviceGetComputeRunningProcesses(static_cast<nvmlDevice_t>(st.handles[i]), &count, infos) !=
-            NVML_SUCCESS)
-          continue;
+        std::vector<std::pair<long, unsigned long long>> now;
+        if (!list_processes(st.handles[i], st.ours, now)) continue;
         auto& list = st.seen[st.devices[i]];
-        for (unsigned int k = 0; k < count; ++k) {
-          const long pid = static_cast<long>(infos[k].pid);
-          if (pid <= 0 || st.ours(pid)) continue;
-          const unsigned long long bytes = infos[k].usedGpuMemory;
-          const unsigned long long mib = bytes == NVML_VALUE_NOT_AVAILABLE ? 0 : bytes / (1024ull * 1024ull);
+        for (const auto& entry : now) {
+          const long pid = entry.first;
+          const unsigned long long mib = entry.second;
           auto found = std::find_if(list.begin(), list.end(), [pid](const SeenProcess& p) { return p.pid == pid; });
           if (found == list.end()) {
             list.push_back(SeenProcess{pid, process_name(pid), at, at, mib});
@@ -168,6 +188,35 @@ std::string describe_seen(const std::vector<SeenProcess>& seen, const std::vecto
           ", " + std::to_string(overlapped.size()) + " rows from " + overlapped.front() + " to " + overlapped.back();
   }
   return text + ")";
+}
+
+std::optional<std::vector<SeenProcess>> processes_now(int device, const std::function<bool(long)>& ours,
+                                                      std::string* why) {
+#if GPUBENCH_HAVE_NVML
+  if (nvmlInit_v2() != NVML_SUCCESS) {
+    *why = "NVML did not start";
+    return std::nullopt;
+  }
+  std::optional<std::vector<SeenProcess>> found;
+  std::vector<std::pair<long, unsigned long long>> now;
+  void* handle = handle_of(device);
+  if (handle == nullptr) {
+    *why = "NVML has no device for CUDA device " + std::to_string(device);
+  } else if (!list_processes(handle, ours, now)) {
+    *why = "NVML could not list its processes";
+  } else {
+    found.emplace();
+    for (const auto& entry : now)
+      found->push_back(SeenProcess{entry.first, process_name(entry.first), 0, 0, entry.second});
+  }
+  nvmlShutdown();
+  return found;
+#else
+  (void)device;
+  (void)ours;
+  *why = "this build has no NVML";
+  return std::nullopt;
+#endif
 }
 
 std::optional<int> driver_gpu_count() {

@@ -46,6 +46,11 @@ class ProcessSampler {
 std::string describe_seen(const std::vector<SeenProcess>& seen, const std::vector<std::pair<double, std::string>>& rows,
                           const std::optional<std::string>& unavailable);
 
+// The compute processes on CUDA device `device` now, less `ours` (NVML, started for the call: the one way gpubench
+// lists another process on a GPU, at a run's start and end as through it); nullopt, with `why`, where NVML cannot say.
+std::optional<std::vector<SeenProcess>> processes_now(int device, const std::function<bool(long)>& ours,
+                                                      std::string* why);
+
 // The GPUs the driver itself counts (NVML), or nothing where NVML cannot say: set against CUDA's count, a GPU
 // the driver lists and CUDA does not open is a GPU the node has lost.
 std::optional<int> driver_gpu_count();

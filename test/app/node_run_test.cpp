@@ -215,10 +215,10 @@ echo "gpubench: 1 of 1 rows run in 0.0 s"
     chmod(standin_.c_str(), 0755);
   }
   void TearDown() override {
-    for (const char* name : {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS",
-                             "STANDIN_LATE_GPU", "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1",
-                             "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS", "STANDIN_SERVE", "STANDIN_FILTERS",
-                             "STANDIN_PIDS"})
+    for (const char* name :
+         {"STANDIN_GPU0", "STANDIN_GPU1", "STANDIN_GPU2", "STANDIN_LOG", "STANDIN_OWN_SECONDS", "STANDIN_LATE_GPU",
+          "STANDIN_OWN_SECONDS_GPU0", "STANDIN_OWN_SECONDS_GPU1", "STANDIN_LINK_SECONDS", "STANDIN_EXIT_SECONDS",
+          "STANDIN_SERVE", "STANDIN_FILTERS", "STANDIN_PIDS"})
       unsetenv(name);
     std::filesystem::remove_all(dir_);
   }
@@ -296,8 +296,8 @@ TEST_F(NodeRunSpawn, AFullPresetsFilterLongerThanAnArgumentStartsEveryChild) {
   run.selected.clear();
   for (int i = 0; i < 2500; ++i)  // a full preset's rows: about 150 KB of exact names a GPU
     for (int gpu : run.gpus)
-      run.selected.push_back("Stream/read/gpu:" + std::to_string(gpu) + "/bytes_per_thread:16/unroll:4/MiB:" +
-                             std::to_string(i) + "/manual_time");
+      run.selected.push_back("Stream/read/gpu:" + std::to_string(gpu) +
+                             "/bytes_per_thread:16/unroll:4/MiB:" + std::to_string(i) + "/manual_time");
   setenv("STANDIN_FILTERS", (dir_ + "/filters.log").c_str(), 1);
   ::testing::internal::CaptureStderr();
   const NodeResult result = run_node(run);
@@ -340,8 +340,7 @@ TEST(NodeRun, AFullPresetsChildFilterIsOneStdRegexCanTakeAndSelectsItsRowsExactl
     EXPECT_LT(filter.size(), 16u * 1024) << "longer than the check preset's exact names";
     const std::regex matcher(filter, std::regex::extended);  // throws past std::regex's NFA state limit
     const std::set<std::string> wanted(chosen->begin(), chosen->end());
-    for (const std::string& name : all)
-      EXPECT_EQ(std::regex_search(name, matcher), wanted.count(name) == 1) << name;
+    for (const std::string& name : all) EXPECT_EQ(std::regex_search(name, matcher), wanted.count(name) == 1) << name;
   }
 }
 
