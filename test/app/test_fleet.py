@@ -19,10 +19,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 FLEET = os.path.join(ROOT, "analysis", "fleet.py")
 SBATCH = os.path.join(ROOT, "analysis", "fleet.sbatch")
-CHECK_RUN = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "raw.tar.xz", "runs", "h100h-check-plain.json")
+# A check of an H100 board no limit was made from (the H100 limits come from 2026-11-25-verdicts, -checks and
+# 2026-11-26-verdicts): judging a run the limits were made from would prove nothing.
+CHECK_RUN = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "raw.tar.xz", "runs", "h100-eb10873e-check-1.json")
 # The check of a node of two H200s, every GPU at once (board 309057df and 674301d8, 2026-11-26).
 TWO_H200 = os.path.join(ROOT, "docs", "results", "2026-11-26-verdicts", "raw.tar.xz", "runs", "x2a-node-plain.json")
-CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs")
+HELD_OUT = os.path.join(ROOT, "docs", "results", "2026-11-26-precision", "raw.tar.xz", "runs")
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
 STANDIN = os.path.join(HERE, "standin_gpubench.py")
 sys.path.insert(0, ROOT)
@@ -106,10 +108,11 @@ class FleetReport(unittest.TestCase):
         self.assertIn("| rack1-2 (vm) | 1 NVIDIA H200 |", done.stdout)
 
     def h100_fleet(self, tmp, change=None):
-        """Three H100 nodes from the calibration runs (one JSON and its card files each); change(n, run) edits one."""
+        """Three H100 nodes from checks of boards no limit was made from (one JSON and its card files each);
+        change(n, run) edits one."""
         paths = []
-        for n, name in enumerate(("h100a-1", "h100b-1", "h100c-1")):
-            run = json.loads(archive.read(os.path.join(CALIBRATION, name + ".json")))
+        for n, name in enumerate(("h100-eb10873e-check-1", "h100-0b23357e-check-1", "h100-0f9004ee-check-1")):
+            run = json.loads(archive.read(os.path.join(HELD_OUT, name + ".json")))
             run["context"]["host_name"] = f"node-{n}"
             if change:
                 change(n, run)
