@@ -1,9 +1,13 @@
 #include "app/card_runner.h"
 
+#include "common/spawn.h"
+
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -33,33 +37,7 @@ std::string card_script() {
   return std::string(GPUBENCH_SOURCE_ANALYSIS_DIR) + "/card.py";
 }
 
-// Runs `argv` with its stdout and stderr into `output` (stdin closed); returns its exit status, 127
-// when it could not start.
-int run(const std::vector<std::string>& argv, std::string* output) {
-  int pipe_ends[2];
-  if (pipe(pipe_ends) != 0) return 127;
-  const pid_t child = fork();
-  if (child < 0) return 127;
-  if (child == 0) {
-    dup2(pipe_ends[1], STDOUT_FILENO);
-    dup2(pipe_ends[1], STDERR_FILENO);
-    close(pipe_ends[0]);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(pipe_ends[1]);
-  char buffer[4096];
-  ssize_t got = 0;
-  while ((got = read(pipe_ends[0], buffer, sizeof buffer)) > 0)
-    if (output != nullptr) output->append(buffer, static_cast<std::size_t>(got));
-  close(pipe_ends[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
+int run(const std::vector<std::string>& argv, std::string* output) { return run_capturing(argv, output); }
 
 bool has_matplotlib(const std::string& python) { return run({python, "-c", "import matplotlib"}, nullptr) == 0; }
 

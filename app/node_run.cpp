@@ -5,10 +5,10 @@
 #include "app/selection.h"
 #include "common/detail/gpu_session.h"
 #include "common/link_turn.h"
+#include "common/spawn.h"
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,15 +102,7 @@ std::vector<std::string> child_environment() {
   return out;
 }
 
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-// Starts one child: everything it needs is built here, in the parent; posix_spawn runs nothing of ours in the child
-// before exec. Its output goes to its log, its input is /dev/null, its signals are the defaults.
+// Starts one child (common/spawn.h): its output goes to its log, its input is /dev/null, its signals are the defaults.
 // The child's ends of its two turn pipes (link_turn.h), placed at these descriptors in the child.
 constexpr int kTurnsToParent = 3, kTurnsFromParent = 4;
 
@@ -147,32 +139,15 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
     env.push_back(std::string(kNodeTurnsVariable) + "=" + std::to_string(kTurnsToParent) + "," +
                   std::to_string(kTurnsFromParent));
   if (turn_ends != nullptr && !serves.empty()) env.push_back(std::string(kNodeServesVariable) + "=" + serves);
-  std::vector<char*> args = pointers(argv), envp = pointers(env);
-
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, child.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
-  if (turn_ends != nullptr) {  // the pipes' ends are above 9 (turn_pipes), so neither dup2 overwrites the other
-    posix_spawn_file_actions_adddup2(&files, turn_ends[0], kTurnsToParent);
-    posix_spawn_file_actions_adddup2(&files, turn_ends[1], kTurnsFromParent);
-  }
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  SpawnRequest request;
+  request.argv = std::move(argv);
+  request.environment = &env;
+  request.output_path = child.log;
+  if (turn_ends != nullptr)  // the pipes' ends are above 9 (turn_pipes), so neither move overwrites the other
+    request.moves = {{turn_ends[0], kTurnsToParent}, {turn_ends[1], kTurnsFromParent}};
   {
     const InterruptsBlocked blocked;
-    const int error = g_running_count < kMaxChildren
-                          ? posix_spawnp(&child.pid, args[0], &files, &attributes, args.data(), envp.data())
-                          : EAGAIN;
+    const int error = g_running_count < kMaxChildren ? spawn_process(request, &child.pid) : EAGAIN;
     if (error != 0) {
       child.pid = -1;
       child.failure = std::string("could not be started: ") + std::strerror(error);
@@ -181,8 +156,6 @@ Child spawn(const NodeRun& node, int gpu, const std::string& filter, const std::
       g_running_count = g_running_count + 1;
     }
   }
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&files);
   // A signal that came while the spawn was blocked is handled now; the child is registered and gets it too.
   if (g_signal != 0 && child.pid > 0) kill(child.pid, g_signal);
   return child;
@@ -195,25 +168,15 @@ class NodeReaper {
   NodeReaper(const std::string& binary, const std::string& dir) {
     int ends[2];
     if (binary.empty() || pipe2(ends, O_CLOEXEC) != 0) return;
-    std::vector<std::string> argv = {binary, kNodeReaperFlag, dir};
-    std::vector<char*> args = pointers(argv);
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&files, ends[0], 3);  // dup2 leaves the copy open across exec
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
-    if (posix_spawn(&pid_, args[0], &files, &attributes, args.data(), environ) != 0) {
+    SpawnRequest request;
+    request.argv = {binary, kNodeReaperFlag, dir};
+    request.moves = {{ends[0], 3}};
+    request.own_session = true;
+    if (spawn_process(request, &pid_) != 0) {
       pid_ = -1;
       std::fprintf(stderr, "gpubench: node: warning: no reaper (%s): if the node is killed its children are not\n",
                    binary.c_str());
     }
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&files);
     close(ends[0]);
     if (pid_ > 0) {
       to_reaper_ = ends[1];

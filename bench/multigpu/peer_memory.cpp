@@ -2,6 +2,7 @@
 
 #include "common/cuda_check.h"
 #include "common/link_turn.h"
+#include "common/spawn.h"
 
 #include <cstdio>
 #include <map>
@@ -110,11 +111,7 @@ NvlinkStatus nvlink_status(int device) {
   // run would otherwise make one per GPU.
   std::call_once(read, [] {
     std::string text;
-    if (std::FILE* pipe = popen("nvidia-smi nvlink --status 2>/dev/null", "r")) {
-      char chunk[512];
-      while (std::fgets(chunk, sizeof chunk, pipe) != nullptr) text += chunk;
-      pclose(pipe);
-    }
+    run_capturing({"nvidia-smi", "nvlink", "--status"}, &text, /*quiet_stderr=*/true);
     of_gpu = parse_nvlink_status(text);
   });
   const auto found = of_gpu.find(device);

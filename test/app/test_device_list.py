@@ -35,6 +35,16 @@ class ExitStatuses(unittest.TestCase):
         self.assertEqual(version.returncode, 0, version.stderr)
         self.assertRegex(version.stdout, r"^gpubench \S+ \(Google Benchmark \d+\.\d+\)\n$")
 
+    def test_the_python_that_makes_the_card_is_started_before_a_run(self):
+        """gpubench starts the Python it is given (app/spawn.h) before any row: one that does not run is said at once."""
+        bad = subprocess.run([GPUBENCH, "--gpubench_python=/no/such/python3", "--benchmark_list_tests"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertIn("--gpubench_python=/no/such/python3 (or GPUBENCH_PYTHON) does not run", bad.stderr)
+        good = subprocess.run([GPUBENCH, f"--gpubench_python={sys.executable}", "--benchmark_list_tests"],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(good.returncode, 0, good.stderr)
+
     def test_a_node_run_needs_its_report_file(self):
         done = subprocess.run([GPUBENCH, "--gpubench_device=0,1", "--benchmark_filter=^Stream/read"],
                               capture_output=True, text=True, timeout=60)
