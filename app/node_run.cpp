@@ -397,106 +397,151 @@ struct LinkSpan {
 };
 using LinkSpans = std::map<std::pair<int, int>, LinkSpan>;  // by measurer and peer
 
-// Runs the GPUs' children to their end: starts their rows together once each has said it is ready, and answers their
-// turns on the links: a turn on a peer is given when the asking GPU and the peer are both idle (their own rows done, no
-// other turn on them), so every link is measured with both its GPUs quiet and pairs of other GPUs at the same time.
-void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans& spans) {
-  std::set<int> used;  // GPUs a turn holds: the holder's and its peer
-  long long order = 0;
-  bool started = false;  // every child said it was ready, and was told to start
-  const auto start = std::chrono::steady_clock::now();
-  std::map<const TurnTaker*, double> given_at;
-  const auto turn_over = [&](const TurnTaker& t) {
-    const auto found = given_at.find(&t);
-    if (found == given_at.end()) return;
-    LinkSpan& span = spans[{t.gpu, t.peer}];
-    span.last_end = seconds_since(start);
+// The turns on a node's links (take_turns): which GPUs a turn holds, the order turns were asked in, when each was
+// given.
+class Turns {
+ public:
+  Turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans& spans)
+      : takers_(takers), rounds_(rounds), spans_(spans) {}
+
+  // Runs the GPUs' children to their end.
+  void run() {
+    while (true) {
+      reap_the_ended();
+      say_bye_where_nothing_is_left();
+      if (std::all_of(takers_.begin(), takers_.end(), over)) return;
+      if (!hear_the_children()) return;
+      start_together();
+      give_turns();
+    }
+  }
+
+ private:
+  static bool over(const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; }
+
+  void turn_over(const TurnTaker& t) {
+    const auto found = given_at_.find(&t);
+    if (found == given_at_.end()) return;
+    LinkSpan& span = spans_[{t.gpu, t.peer}];
+    span.last_end = seconds_since(start_);
     span.held += span.last_end - found->second;
-    given_at.erase(found);
-  };
-  const auto ended = [&](TurnTaker& t) {
+    given_at_.erase(found);
+  }
+
+  void ended(TurnTaker& t) {
     if (t.state == TurnTaker::State::kHolding) {
       turn_over(t);
-      used.erase(t.peer);
-      used.erase(t.gpu);
+      used_.erase(t.peer);
+      used_.erase(t.gpu);
     }
     t.state = TurnTaker::State::kEnded;
-    t.ended_s = seconds_since(start);
+    t.ended_s = seconds_since(start_);
     if (t.own_done_s < 0) t.own_done_s = t.ended_s;  // a child with no link to measure: its own rows were all
     t.next_peer = t.peers.size();
-  };
-  while (true) {
-    // A child that ended ends its turns, even where a process it started still holds its pipe open.
-    for (TurnTaker& t : takers)
+  }
+
+  // A child that ended ends its turns, even where a process it started still holds its pipe open.
+  void reap_the_ended() {
+    for (TurnTaker& t : takers_)
       if (t.open && !t.child->reaped && waitpid(t.child->pid, &t.child->status, WNOHANG) == t.child->pid) {
         t.child->reaped = true;
         if (t.state != TurnTaker::State::kEnded) ended(t);
         t.open = false;
       }
-    // A child whose rows are over and whose measurers' are too serves no more links: it may end, while others measure
-    // (its GPU idle). Once every child's are over (their reports written), the processes' ends are waited for while
-    // their reports are merged (run_node).
-    const auto over = [](const TurnTaker& t) { return t.state == TurnTaker::State::kEnded; };
-    for (TurnTaker& t : takers)
-      if (t.open && !t.told_bye && over(t) && std::none_of(takers.begin(), takers.end(), [&](const TurnTaker& u) {
+  }
+
+  // A child whose rows are over and whose measurers' are too serves no more links: it may end, while others measure
+  // (its GPU idle). Once every child's are over (their reports written), the processes' ends are waited for while
+  // their reports are merged (run_node).
+  void say_bye_where_nothing_is_left() {
+    for (TurnTaker& t : takers_)
+      if (t.open && !t.told_bye && over(t) && std::none_of(takers_.begin(), takers_.end(), [&](const TurnTaker& u) {
             return !over(u) && std::find(u.peers.begin(), u.peers.end(), t.gpu) != u.peers.end();
           })) {
         say_to(t, "bye");
         t.told_bye = true;
       }
-    if (std::all_of(takers.begin(), takers.end(), over)) return;
+  }
+
+  // Reads what the children said (waiting at most a poll's time); false where nothing can be heard any more.
+  bool hear_the_children() {
     std::vector<pollfd> fds;
     std::vector<TurnTaker*> of;
-    for (TurnTaker& t : takers)
+    for (TurnTaker& t : takers_)
       if (t.open) {
         fds.push_back({t.from_child, POLLIN, 0});
         of.push_back(&t);
       }
-    if (fds.empty()) return;
+    if (fds.empty()) return false;
     const auto now = std::chrono::steady_clock::now();
-    const bool keeping = std::any_of(takers.begin(), takers.end(), [&](const TurnTaker& t) {
+    const bool keeping = std::any_of(takers_.begin(), takers_.end(), [&](const TurnTaker& t) {
       return (t.kept_peer >= 0 && now < t.kept_until) ||
              (t.state == TurnTaker::State::kWaiting && now - t.asked_at < kHoldForAnEarlierRound);
     });
-    if (poll(fds.data(), fds.size(), keeping ? 10 : 200) < 0 && errno != EINTR) return;
+    if (poll(fds.data(), fds.size(), keeping ? 10 : 200) < 0 && errno != EINTR) return false;
     end_the_grace();
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      TurnTaker& t = *of[i];
-      char buffer[256];
-      const ssize_t n = read(t.from_child, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {  // the child ended: whatever it held is free
-        if (t.state != TurnTaker::State::kEnded) ended(t);
-        t.open = false;
+    for (std::size_t i = 0; i < fds.size(); ++i)
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) hear(*of[i]);
+    return true;
+  }
+
+  void hear(TurnTaker& t) {
+    char buffer[256];
+    const ssize_t n = read(t.from_child, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) return;
+    if (n <= 0) {  // the child ended: whatever it held is free
+      if (t.state != TurnTaker::State::kEnded) ended(t);
+      t.open = false;
+      return;
+    }
+    t.partial.append(buffer, static_cast<std::size_t>(n));
+    for (std::size_t end; (end = t.partial.find('\n')) != std::string::npos; t.partial.erase(0, end + 1)) {
+      if (pass_on(takers_, t, t.partial.substr(0, end))) continue;  // between children: no turn's business
+      if (t.state == TurnTaker::State::kEnded) continue;
+      if (t.state == TurnTaker::State::kHolding) {
+        turn_over(t);
+        used_.erase(t.gpu);
+      }
+      if (t.partial.compare(0, end, "done") == 0) {  // its rows are over: its GPU is free while it ends (or serves)
+        ended(t);
         continue;
       }
-      t.partial.append(buffer, static_cast<std::size_t>(n));
-      for (std::size_t end; (end = t.partial.find('\n')) != std::string::npos; t.partial.erase(0, end + 1)) {
-        if (pass_on(takers, t, t.partial.substr(0, end))) continue;  // between children: no turn's business
-        if (t.state == TurnTaker::State::kEnded) continue;
-        if (t.state == TurnTaker::State::kHolding) {
-          turn_over(t);
-          used.erase(t.gpu);
-        }
-        if (t.partial.compare(0, end, "done") == 0) {  // its rows are over: its GPU is free while it ends (or serves)
-          ended(t);
-          continue;
-        }
-        heard(t, t.partial.substr(0, end), used, order, rounds, start);
+      heard(t, t.partial.substr(0, end), used_, order_, rounds_, start_);
+    }
+    if (t.state == TurnTaker::State::kWaiting && t.peer != t.kept_peer) t.kept_peer = -1;  // another link: kept no more
+  }
+
+  // The rows start together, once every child has made its contexts (or ended): none measures while another opens.
+  void start_together() {
+    if (started_ || !std::all_of(takers_.begin(), takers_.end(),
+                                 [](const TurnTaker& t) { return t.ready || t.state == TurnTaker::State::kEnded; }))
+      return;
+    started_ = true;
+    for (const TurnTaker& t : takers_)
+      if (t.state != TurnTaker::State::kEnded) say_to(t, "start");
+  }
+
+  // A later round's pair waits a moment for an earlier round's pair on one of its GPUs that is yet to run (its
+  // measurer's own rows are ending): taken now, it would push that pair, and the rounds after it, a pair later.
+  bool held_for_an_earlier_round(const TurnTaker* t, std::chrono::steady_clock::time_point now) const {
+    if (now - t->asked_at >= kHoldForAnEarlierRound) return false;
+    for (const TurnTaker& u : takers_) {
+      if (&u == t || u.state == TurnTaker::State::kEnded) continue;
+      for (std::size_t i = u.next_peer + (u.next_peer_begun ? 1 : 0); i < u.peers.size(); ++i) {
+        const int q = u.peers[i];
+        const int round = round_of(rounds_, u.gpu, q);
+        if (round >= 0 && round < t->round && (u.gpu == t->gpu || u.gpu == t->peer || q == t->gpu || q == t->peer))
+          return true;
       }
-      if (t.state == TurnTaker::State::kWaiting && t.peer != t.kept_peer)
-        t.kept_peer = -1;  // another link: kept no more
     }
-    // The rows start together, once every child has made its contexts (or ended): none measures while another opens.
-    if (!started && std::all_of(takers.begin(), takers.end(),
-                                [](const TurnTaker& t) { return t.ready || t.state == TurnTaker::State::kEnded; })) {
-      started = true;
-      for (const TurnTaker& t : takers)
-        if (t.state != TurnTaker::State::kEnded) say_to(t, "start");
-    }
+    return false;
+  }
+
+  // A turn on a peer is given when the asking GPU and the peer are both idle (their own rows done, no other turn on
+  // them), so every link is measured with both its GPUs quiet and pairs of other GPUs at the same time.
+  void give_turns() {
     std::vector<TurnTaker*> waiting;
-    for (TurnTaker& t : takers)
+    for (TurnTaker& t : takers_)
       if (t.state == TurnTaker::State::kWaiting) waiting.push_back(&t);
     // The earliest round's pairs first (a later round's pair would take a GPU its earlier pair waits for, and the
     // links would take a round more), then first come, first served.
@@ -505,42 +550,42 @@ void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans
     });
     // GPUs kept for another child's next row on the same link.
     std::map<int, const TurnTaker*> kept;
-    const auto after_poll = std::chrono::steady_clock::now();  // the poll may have waited past a keep's end
-    for (const TurnTaker& t : takers)
-      if (t.kept_peer >= 0 && after_poll < t.kept_until && t.state != TurnTaker::State::kEnded)
+    const auto now = std::chrono::steady_clock::now();  // the poll may have waited past a keep's end
+    for (const TurnTaker& t : takers_)
+      if (t.kept_peer >= 0 && now < t.kept_until && t.state != TurnTaker::State::kEnded)
         kept[t.gpu] = kept[t.kept_peer] = &t;
     const auto free_for = [&](const TurnTaker* t, int gpu) { return !kept.count(gpu) || kept[gpu] == t; };
-    // A later round's pair waits a moment for an earlier round's pair on one of its GPUs that is yet to run (its
-    // measurer's own rows are ending): taken now, it would push that pair, and the rounds after it, a pair later.
-    const auto held = [&](const TurnTaker* t) {
-      if (after_poll - t->asked_at >= kHoldForAnEarlierRound) return false;
-      for (const TurnTaker& u : takers) {
-        if (&u == t || u.state == TurnTaker::State::kEnded) continue;
-        for (std::size_t i = u.next_peer + (u.next_peer_begun ? 1 : 0); i < u.peers.size(); ++i) {
-          const int q = u.peers[i];
-          const int round = round_of(rounds, u.gpu, q);
-          if (round >= 0 && round < t->round && (u.gpu == t->gpu || u.gpu == t->peer || q == t->gpu || q == t->peer))
-            return true;
-        }
-      }
-      return false;
-    };
     for (TurnTaker* t : waiting) {
-      if (used.count(t->gpu) || t->peer == t->gpu || !idle(takers, used, t->peer) || !free_for(t, t->gpu) ||
-          !free_for(t, t->peer) || held(t))
+      if (used_.count(t->gpu) || t->peer == t->gpu || !idle(takers_, used_, t->peer) || !free_for(t, t->gpu) ||
+          !free_for(t, t->peer) || held_for_an_earlier_round(t, now))
         continue;
       t->state = TurnTaker::State::kHolding;
       if (t->next_peer < t->peers.size() && t->peers[t->next_peer] == t->peer) t->next_peer_begun = true;
-      used.insert(t->gpu);
-      used.insert(t->peer);
-      const double now_s = seconds_since(start);
-      given_at[t] = now_s;
-      LinkSpan& span = spans[{t->gpu, t->peer}];
+      used_.insert(t->gpu);
+      used_.insert(t->peer);
+      const double now_s = seconds_since(start_);
+      given_at_[t] = now_s;
+      LinkSpan& span = spans_[{t->gpu, t->peer}];
       if (span.first_go < 0) span.first_go = now_s;
       ++span.turns;
       say_to(*t, "go " + t->sequence);
     }
   }
+
+  std::vector<TurnTaker>& takers_;
+  const RoundOf& rounds_;
+  LinkSpans& spans_;
+  std::set<int> used_;  // GPUs a turn holds: the holder's and its peer
+  long long order_ = 0;
+  bool started_ = false;  // every child said it was ready, and was told to start
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::map<const TurnTaker*, double> given_at_;
+};
+
+// Runs the GPUs' children to their end: starts their rows together once each has said it is ready, and answers their
+// turns on the links (Turns).
+void take_turns(std::vector<TurnTaker>& takers, const RoundOf& rounds, LinkSpans& spans) {
+  Turns(takers, rounds, spans).run();
 }
 
 // Where the node's time went, one line: when the children were ready (their peers' contexts), when their own rows
