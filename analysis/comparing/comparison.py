@@ -9,7 +9,6 @@ from analysis.model import cli
 from analysis.cards import noise
 from analysis.model import report as report_model
 
-
 # Fields of a Google Benchmark row that are bookkeeping, not measurements.
 NOT_QUANTITIES = {"iterations", "repetitions", "repetition_index", "threads", "family_index",
                   "per_family_instance_index", "real_time", "cpu_time"}
@@ -241,11 +240,14 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                     tolerance = max(floor, factor * b.spread(quantity), factor * a.spread(quantity))
                     verdict = judge(change, better, tolerance)
                 entry["tolerance"] = tolerance
-                if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE:
+                in_clocks = report_model.per_clock(quantity)
+                if clock_b and clock_a and abs(clock_a / clock_b - 1) > CLOCK_TOLERANCE \
+                        and (not in_clocks or cls in CLOCK_FREE_PER_CLOCK):
                     # At equal clock: a time scales with 1/clock, a rate with the clock; a count per SM clock of what
-                    # the SM clock does not set (a DRAM stream's bytes, a DRAM-bound chain's cycles) the other way.
+                    # the SM clock does not set (a DRAM stream's bytes, a DRAM-bound chain's cycles) the other way. A
+                    # count per clock of what the SM sets never moves with the clock.
                     ratio = clock_a / clock_b
-                    if report_model.per_clock(quantity) and cls in CLOCK_FREE_PER_CLOCK:
+                    if in_clocks:
                         ratio = 1 / ratio
                     at_clock = (am * ratio if better == "lower" else am / ratio) / bm - 1 if bm else change
                     equal = judge(at_clock, better, tolerance)
