@@ -502,6 +502,48 @@ TEST_F(NodeRunSpawn, EveryLinkIsMeasuredOnceWithBothItsGpusQuiet) {
   }
 }
 
+#ifdef GPUBENCH_NODE_CHILD
+// The parent against children that take their turns through common/link_turn.h itself (test/app/node_child.cpp), as
+// gpubench's do: every link measured once with both its GPUs quiet, each handle offered where it is wanted, each way
+// back served by the peer's process.
+TEST_F(NodeRunSpawn, TheChildsOwnTurnProtocolMeetsTheParent) {
+  NodeRun run = four_gpus_with_links();
+  run.binary = GPUBENCH_NODE_CHILD;
+  const std::string said_log = dir_ + "/said.log";
+  setenv("NODE_CHILD_LOG", (dir_ + "/turns.log").c_str(), 1);
+  setenv("NODE_CHILD_SAID", said_log.c_str(), 1);
+  setenv("NODE_CHILD_OWN_SECONDS", "0.2", 1);
+  setenv("NODE_CHILD_LINK_SECONDS", "0.05", 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  for (const char* name : {"NODE_CHILD_LOG", "NODE_CHILD_SAID", "NODE_CHILD_OWN_SECONDS", "NODE_CHILD_LINK_SECONDS"})
+    unsetenv(name);
+  EXPECT_TRUE(result.ok) << result.message << said;
+  EXPECT_EQ(result.rows, 4) << said;
+  const std::vector<Interval> done = intervals(dir_ + "/turns.log");
+  std::set<std::pair<int, int>> links;
+  for (const Interval& x : done) {
+    if (x.b < 0) continue;
+    EXPECT_TRUE(links.insert({std::min(x.a, x.b), std::max(x.a, x.b)}).second) << x.what << " twice";
+    for (const Interval& y : done) {
+      if (&x == &y) continue;
+      for (int gpu : {x.a, x.b}) {
+        EXPECT_FALSE(uses(y, gpu) && overlap(x, y)) << x.what << " and " << y.what;
+      }
+    }
+  }
+  EXPECT_EQ(links.size(), 6u) << said;
+  std::ifstream served(said_log);
+  int serves = 0;
+  for (std::string line; std::getline(served, line);) {
+    EXPECT_EQ(line.rfind("serve ", 0), 0u) << line;  // no offer missing, no turn refused, no way back refused
+    ++serves;
+  }
+  EXPECT_EQ(serves, 6) << "each link's way back is served by its peer's process";
+}
+#endif
+
 // GPUs 2 and 3 end their own rows first. Taking their link (the last round's) at once would push the first round's
 // pairs, which need GPUs 0 and 1, and every round after them, a link later: four links' time instead of three.
 TEST_F(NodeRunSpawn, TheLinksTakeTheFewestRoundsWhenTheGpusEndTheirRowsApart) {
