@@ -258,9 +258,11 @@ struct TurnTaker {
   int gpu = -1;
   int from_child = -1, to_child = -1;  // the parent's ends
   State state = State::kRunning;
-  bool open = true;       // its pipe is read: an ended child may still serve its measurers' way backs
-  bool told_bye = false;  // its rows and its measurers' are over: it may end
-  bool ready = false;     // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
+  bool open = true;        // its pipe is read: an ended child may still serve its measurers' way backs
+  bool told_bye = false;   // its rows and its measurers' are over: it may end
+  bool closed = false;     // after "bye": it maps no other child's memory any more
+  bool told_free = false;  // every child that mapped its memory has closed it: it may free it
+  bool ready = false;      // said "ready": its peers' contexts made, its rows not begun (link_turn.h)
   int peer = -1;
   std::string sequence, partial;
   long long asked = 0;  // the order it asked in: within a round, turns go first come, first served
@@ -409,7 +411,10 @@ class Turns {
     while (true) {
       reap_the_ended();
       say_bye_where_nothing_is_left();
-      if (std::all_of(takers_.begin(), takers_.end(), over)) return;
+      say_free_where_unmapped();
+      if (std::all_of(takers_.begin(), takers_.end(),
+                      [](const TurnTaker& t) { return over(t) && (t.told_free || !t.open); }))
+        return;
       if (!hear_the_children()) return;
       start_together();
       give_turns();
@@ -463,6 +468,20 @@ class Turns {
       }
   }
 
+  // A child's memory that its links' peers mapped (their way backs' destination) is freed once each of them has closed
+  // it (CUDA leaves the other order undefined): after its own "bye", when every peer it measured said "closed" or
+  // ended.
+  void say_free_where_unmapped() {
+    for (TurnTaker& t : takers_)
+      if (t.open && t.told_bye && !t.told_free && std::all_of(t.peers.begin(), t.peers.end(), [&](int gpu) {
+            return std::none_of(takers_.begin(), takers_.end(),
+                                [&](const TurnTaker& u) { return u.gpu == gpu && u.open && !u.closed; });
+          })) {
+        say_to(t, "free");
+        t.told_free = true;
+      }
+  }
+
   // Reads what the children said (waiting at most a poll's time); false where nothing can be heard any more.
   bool hear_the_children() {
     std::vector<pollfd> fds;
@@ -497,6 +516,10 @@ class Turns {
     t.partial.append(buffer, static_cast<std::size_t>(n));
     for (std::size_t end; (end = t.partial.find('\n')) != std::string::npos; t.partial.erase(0, end + 1)) {
       if (pass_on(takers_, t, t.partial.substr(0, end))) continue;  // between children: no turn's business
+      if (t.partial.compare(0, end, "closed") == 0) {
+        t.closed = true;
+        continue;
+      }
       if (t.state == TurnTaker::State::kEnded) continue;
       if (t.state == TurnTaker::State::kHolding) {
         turn_over(t);

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -95,6 +96,14 @@ std::function<bool(int)>& link_server() {
   // destruction.
   static auto* serve = new std::function<bool(int)>;
   return *serve;
+}
+
+// What this process made and offered to another (memory, events): CUDA leaves freeing it undefined while another
+// process still maps it, so it is kept past the GPU session's close until the parent says every process that mapped it
+// has closed it ("free").
+std::vector<std::shared_ptr<void>>& held_for_importers() {
+  static auto* held = new std::vector<std::shared_ptr<void>>;  // freed by node_rows_done while CUDA is up
+  return *held;
 }
 
 // The handles other children offered this one, by offering GPU and name.
@@ -252,15 +261,34 @@ void node_ready(const std::vector<int>& peers, double wait_seconds) {
   }  // "start", or no parent, a timeout or an interrupt: the rows go on
 }
 
+void hold_until_unmapped(std::shared_ptr<void> exported) {
+  if (pipes().to_parent >= 0) held_for_importers().push_back(std::move(exported));
+}
+
 void node_rows_done() {
   if (pipes().to_parent < 0) return;
   say("done");
-  if (link_server() && !node_measurers().empty()) {
-    const auto until = after(3600.0);  // the parent's deadline ends it sooner (an interrupt)
-    for (std::string heard = hear(until); aside(heard); heard = hear(until)) {
-    }  // "bye", no parent, an interrupt
+  // The order CUDA documents for memory shared between processes: every importer closes its mapping before the
+  // exporter frees it. At "bye" (its measurers are over) this child closes what it mapped of theirs, then frees what it
+  // served them (they closed theirs with their GPU session) and says "closed"; at "free" (every process that mapped
+  // this one's memory said "closed") it frees what it offered.
+  bool serving = link_server() && !node_measurers().empty(), offered = !held_for_importers().empty();
+  const auto until = after(3600.0);  // the parent's deadline ends it sooner (an interrupt)
+  while (serving || offered) {
+    const std::string heard = hear(until);
+    if (heard == "bye") {
+      link_server() = nullptr;
+      serving = false;
+      say("closed");
+    } else if (heard == "free") {
+      held_for_importers().clear();
+      offered = false;
+    } else if (!aside(heard)) {
+      break;  // no parent, a timeout or an interrupt: the process ends, and the driver frees what is left
+    }
   }
-  link_server() = nullptr;  // the memory it served is freed while CUDA is still up
+  link_server() = nullptr;  // whatever is left is freed while CUDA is still up
+  held_for_importers().clear();
 }
 
 LinkTurn::LinkTurn(int peer, double wait_seconds) {

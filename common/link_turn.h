@@ -11,11 +11,14 @@
 //   child: "offer TO NAME HEX"  TO hears "offer FROM NAME HEX"  (before "ready": a handle to memory or an event)
 //   child: "back PEER SEQ"      PEER hears "back FROM SEQ"      (a two-way copy: queue the way back on your GPU)
 //   PEER:  "queued FROM SEQ ok" FROM hears "queued SEQ ok"      (or "no": it could not)
-//   parent: "bye"               (every link is measured: a child that serves links may end)
+//   parent: "bye"               (its measurers are over: it closes what it mapped of theirs, frees what it served)
+//   child:  "closed"            (after "bye": it maps no other process's memory)
+//   parent: "free"              (every process that mapped this one's offers said "closed": it frees them and ends)
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,9 +61,14 @@ void set_link_server(std::function<bool(int from)> serve);
 // made while this process opens its own GPU, and node_ready waits for them. Outside a node run, nothing.
 void start_peer_contexts(int own, const std::vector<int>& peers);
 
+// In a node run, keeps what this process offered another (node_offer) past the GPU session's close, until every process
+// that mapped it has closed it (CUDA leaves freeing it earlier undefined); node_rows_done frees it then. Else nothing.
+void hold_until_unmapped(std::shared_ptr<void> exported);
+
 // In a node run, after the last row and the GPU session's close (its memory freed): says so, so that the GPU serves the
 // other children's links at once, not after this process's contexts are gone (0.2-0.25 s on four H200s); then serves
-// the way backs of its measurers (set_link_server) until the parent's "bye". Outside a node run, nothing.
+// the way backs of its measurers (set_link_server) until the parent's "bye", and keeps what it offered until the
+// parent's "free". Outside a node run, nothing.
 void node_rows_done();
 
 // Hex text of `bytes` bytes (an IPC handle on the turn pipe), and back: false where `text` is not that many bytes.

@@ -131,11 +131,13 @@ constexpr std::int64_t kLinkChaseBytes = std::int64_t{4} << 20;
 // engine, as the peer's stream does in a run of one GPU: from one GPU's engines both ways move one way's bytes (396.6
 // against 782 GB/s on two H200s, .ci/device-probe-ipc).
 struct SharedLink {
-  SharedLink(std::size_t bytes, int peer) : local_a(bytes / sizeof(float4)), local_b(bytes / sizeof(float4)) {
+  SharedLink(std::size_t bytes, int peer)
+      : local_a(bytes / sizeof(float4)), offered(std::make_shared<Offered>(bytes / sizeof(float4))) {
     local_a.fill_bytes(0x3C);
-    local_b.fill_bytes(0);
-    node_offer(peer, "back_to", memory_handle(local_b.data()));  // the way back's destination
-    node_offer(peer, "fork", fork.handle());
+    offered->local_b.fill_bytes(0);
+    node_offer(peer, "back_to", memory_handle(offered->local_b.data()));  // the way back's destination
+    node_offer(peer, "fork", offered->fork.handle());
+    hold_until_unmapped(offered);  // the peer's process maps them until the parent's "bye" to it
   }
   // The peer's offers, taken once (before the link's first turn: only this GPU's mappings change). False where the
   // peer offered nothing usable: its rows then make their own set-up, a context on the peer included.
@@ -152,8 +154,14 @@ struct SharedLink {
     }
     return usable;
   }
-  DeviceBuffer<float4> local_a, local_b;
-  SharedEvent fork;  // recorded before each two-way copy; the peer's way back waits for it
+  // What the peer's process maps: kept past this process's GPU session until the peer has closed it (link_turn.h).
+  struct Offered {
+    explicit Offered(std::size_t count) : local_b(count) {}
+    DeviceBuffer<float4> local_b;  // written by the copies from the peer, and by the way back
+    SharedEvent fork;              // recorded before each two-way copy; the peer's way back waits for it
+  };
+  DeviceBuffer<float4> local_a;
+  std::shared_ptr<Offered> offered;
   std::unique_ptr<ImportedMemory> peer_a, peer_b, chain;
   std::unique_ptr<SharedEvent> join;  // the peer's, recorded after its way back
   bool taken = false, usable = false;
@@ -193,6 +201,10 @@ struct ServedLink {
 };
 struct ServedLinks {
   explicit ServedLinks(std::size_t copy_bytes) : bytes(copy_bytes) {}
+  // Its way backs end before their measurers' memory is unmapped (the links, destroyed before the stream).
+  ~ServedLinks() { GPUBENCH_CUDA_NOEXCEPT(cudaStreamSynchronize(stream.get())); }
+  ServedLinks(const ServedLinks&) = delete;
+  ServedLinks& operator=(const ServedLinks&) = delete;
   // Queues the way back of `measurer`'s two-way copy: after its fork, `a` here to its `back_to`, then the join.
   bool way_back(int measurer) {
     const auto found = links.find(measurer);
@@ -276,12 +288,12 @@ void shared_copy_rows(benchmark::State& state, SharedLink& link, int peer, std::
       state,
       [&](cudaStream_t s, Clocks) {
         if (direction == kBothWays) {  // the peer queues its way back after the fork, before the first copy is queued
-          GPUBENCH_CUDA(cudaEventRecord(link.fork.get(), s));
+          GPUBENCH_CUDA(cudaEventRecord(link.offered->fork.get(), s));
           std::string why_not;
           if (!node_way_back(peer, why_not)) throw std::runtime_error(why_not);
         }
         if (direction == kPeerToLocal)
-          GPUBENCH_CUDA(cudaMemcpyAsync(link.local_b.data(), link.peer_a->get(), bytes, cudaMemcpyDefault, s));
+          GPUBENCH_CUDA(cudaMemcpyAsync(link.offered->local_b.data(), link.peer_a->get(), bytes, cudaMemcpyDefault, s));
         else
           GPUBENCH_CUDA(cudaMemcpyAsync(link.peer_b->get(), link.local_a.data(), bytes, cudaMemcpyDefault, s));
         if (direction == kBothWays) GPUBENCH_CUDA(cudaStreamWaitEvent(s, link.join->get(), 0));

@@ -2,16 +2,19 @@
 // parent's side (app/node_run.cpp) tested against the child's side as it runs. It reads gpubench's flags, offers each
 // GPU that measures its link a handle, says ready, runs its own rows (NODE_CHILD_OWN_SECONDS), then takes a turn on
 // each peer and asks that peer's process for a way back, logs what it did and when, writes its report, and serves its
-// measurers' way backs until the parent's bye.
+// measurers' way backs until the parent's bye. NODE_CHILD_MEMORY logs when it stopped mapping its measurers' offers
+// ("unmapped GPU") and when it freed what it offered its peers ("freed GPU"), in the order they happened.
 #include "common/link_turn.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -25,6 +28,13 @@ void log(const char* variable, const std::string& line) {
 }
 void log(const std::string& line) { log("NODE_CHILD_LOG", line); }
 void said(const std::string& line) { log("NODE_CHILD_SAID", line); }
+
+// Logs `line` into NODE_CHILD_MEMORY when it is destroyed: what a child's memory shared with another does at its end.
+struct LoggedAtEnd {
+  explicit LoggedAtEnd(std::string text) : line(std::move(text)) {}
+  ~LoggedAtEnd() { log("NODE_CHILD_MEMORY", line); }
+  std::string line;
+};
 
 std::vector<int> list_of(const std::string& text) {
   std::vector<int> out;
@@ -54,13 +64,21 @@ int main(int argc, char** argv) {
   }
   const std::string me = std::to_string(device);
   // What the Peer family does: its measurers' memory offered before ready, their way backs served after its rows.
-  gpubench::set_link_preparation([&](const std::vector<int>&) {
+  // The offers of the measurers are mapped by the server until its bye; the memory it offered its peers (the way back's
+  // destination) is held until the parent's free.
+  gpubench::set_link_preparation([&](const std::vector<int>& measured) {
     for (int measurer : gpubench::node_measurers()) gpubench::node_offer(measurer, "memory", "0a" + me);
+    for (int peer : measured) gpubench::node_offer(peer, "back_to", "0b" + me);
+    if (!measured.empty()) gpubench::hold_until_unmapped(std::make_shared<LoggedAtEnd>("freed " + me));
   });
-  gpubench::set_link_server([&](int from) {
+  auto mapped = std::make_shared<LoggedAtEnd>("unmapped " + me);
+  gpubench::set_link_server([&, mapped](int from) {
+    if (gpubench::node_offered(from, "back_to") != "0b" + std::to_string(from))
+      said("missing-back-to " + me + " " + std::to_string(from));
     said("serve " + me + " " + std::to_string(from));
     return true;
   });
+  mapped.reset();
   gpubench::node_ready(peers);
   for (int peer : peers)
     if (gpubench::node_offered(peer, "memory") != "0a" + std::to_string(peer))

@@ -512,12 +512,14 @@ TEST_F(NodeRunSpawn, TheChildsOwnTurnProtocolMeetsTheParent) {
   const std::string said_log = dir_ + "/said.log";
   setenv("NODE_CHILD_LOG", (dir_ + "/turns.log").c_str(), 1);
   setenv("NODE_CHILD_SAID", said_log.c_str(), 1);
+  setenv("NODE_CHILD_MEMORY", (dir_ + "/memory.log").c_str(), 1);
   setenv("NODE_CHILD_OWN_SECONDS", "0.2", 1);
   setenv("NODE_CHILD_LINK_SECONDS", "0.05", 1);
   ::testing::internal::CaptureStderr();
   const NodeResult result = run_node(run);
   const std::string said = ::testing::internal::GetCapturedStderr();
-  for (const char* name : {"NODE_CHILD_LOG", "NODE_CHILD_SAID", "NODE_CHILD_OWN_SECONDS", "NODE_CHILD_LINK_SECONDS"})
+  for (const char* name :
+       {"NODE_CHILD_LOG", "NODE_CHILD_SAID", "NODE_CHILD_MEMORY", "NODE_CHILD_OWN_SECONDS", "NODE_CHILD_LINK_SECONDS"})
     unsetenv(name);
   EXPECT_TRUE(result.ok) << result.message << said;
   EXPECT_EQ(result.rows, 4) << said;
@@ -541,6 +543,18 @@ TEST_F(NodeRunSpawn, TheChildsOwnTurnProtocolMeetsTheParent) {
     ++serves;
   }
   EXPECT_EQ(serves, 6) << "each link's way back is served by its peer's process";
+  // CUDA's order for memory shared between processes: a measurer frees what it offered (the way back's destination)
+  // only after the peer's process has stopped mapping it.
+  std::map<std::string, int> at;  // "freed 0", "unmapped 2": their place in the log
+  std::ifstream memory(dir_ + "/memory.log");
+  int place = 0;
+  for (std::string line; std::getline(memory, line);) at[line] = place++;
+  for (const Interval& x : done) {
+    if (x.b < 0) continue;
+    const std::string freed = "freed " + std::to_string(x.a), unmapped = "unmapped " + std::to_string(x.b);
+    ASSERT_TRUE(at.count(freed) && at.count(unmapped)) << x.what << "\n" << said;
+    EXPECT_LT(at[unmapped], at[freed]) << x.what << ": freed while its peer still mapped it";
+  }
 }
 #endif
 
