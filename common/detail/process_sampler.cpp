@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #if GPUBENCH_HAVE_NVML
 #include <cuda_runtime_api.h>
 #include <nvml.h>
@@ -25,13 +27,24 @@ std::string process_name(long pid) {
   return name;
 }
 
-// The compute processes NVML lists on `handle` now, less `ours`: (pid, MiB); false where NVML could not list them.
+// The compute processes NVML lists on `handle` now, less `ours`: (pid, MiB); false, with `why`, where NVML could not
+// list them or their ids are of another PID namespace.
 bool list_processes(void* handle, const std::function<bool(long)>& ours,
-                    std::vector<std::pair<long, unsigned long long>>& found) {
+                    std::vector<std::pair<long, unsigned long long>>& found, std::string* why) {
   nvmlProcessInfo_t infos[64];
   unsigned int count = 64;
-  if (nvmlDeviceGetComputeRunningProcesses(static_cast<nvmlDevice_t>(handle), &count, infos) != NVML_SUCCESS)
+  if (nvmlDeviceGetComputeRunningProcesses(static_cast<nvmlDevice_t>(handle), &count, infos) != NVML_SUCCESS) {
+    *why = "NVML could not list its processes";
     return false;
+  }
+  std::vector<long> listed;
+  for (unsigned int k = 0; k < count; ++k) listed.push_back(static_cast<long>(infos[k].pid));
+  if (pids_of_another_namespace(listed, static_cast<long>(getpid()),
+                                [](long pid) { return access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0; })) {
+    *why = "the driver lists " + std::to_string(count) +
+           " process(es) by ids of another PID namespace (a container's host): which are this run's cannot be told";
+    return false;
+  }
   for (unsigned int k = 0; k < count; ++k) {
     const long pid = static_cast<long>(infos[k].pid);
     if (pid <= 0 || ours(pid)) continue;
@@ -105,7 +118,11 @@ ProcessSampler::ProcessSampler(const std::vector<int>& devices, std::function<bo
       const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();
       for (std::size_t i = 0; i < st.handles.size(); ++i) {
         std::vector<std::pair<long, unsigned long long>> now;
-        if (!list_processes(st.handles[i], st.ours, now)) continue;
+        std::string why;
+        if (!list_processes(st.handles[i], st.ours, now, &why)) {
+          if (!st.unavailable) st.unavailable = why;
+          continue;
+        }
         auto& list = st.seen[st.devices[i]];
         for (const auto& entry : now) {
           const long pid = entry.first;
@@ -202,9 +219,7 @@ std::optional<std::vector<SeenProcess>> processes_now(int device, const std::fun
   void* handle = handle_of(device);
   if (handle == nullptr) {
     *why = "NVML has no device for CUDA device " + std::to_string(device);
-  } else if (!list_processes(handle, ours, now)) {
-    *why = "NVML could not list its processes";
-  } else {
+  } else if (list_processes(handle, ours, now, why)) {
     found.emplace();
     for (const auto& entry : now)
       found->push_back(SeenProcess{entry.first, process_name(entry.first), 0, 0, entry.second});
@@ -217,6 +232,12 @@ std::optional<std::vector<SeenProcess>> processes_now(int device, const std::fun
   *why = "this build has no NVML";
   return std::nullopt;
 #endif
+}
+
+bool pids_of_another_namespace(const std::vector<long>& listed, long own,
+                               const std::function<bool(long)>& exists_here) {
+  return std::find(listed.begin(), listed.end(), own) == listed.end() &&
+         std::any_of(listed.begin(), listed.end(), [&](long pid) { return pid > 0 && !exists_here(pid); });
 }
 
 std::optional<int> driver_gpu_count() {

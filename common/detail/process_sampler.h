@@ -51,6 +51,12 @@ std::string describe_seen(const std::vector<SeenProcess>& seen, const std::vecto
 std::optional<std::vector<SeenProcess>> processes_now(int device, const std::function<bool(long)>& ours,
                                                       std::string* why);
 
+// Whether the process ids the driver lists on a GPU (`listed`) are of another PID namespace than this process's: the
+// driver names processes by the host's ids, which a container's own namespace does not hold. So when this process
+// (`own`, holding a context on the GPU) is not among them and some listed id is no process here (`exists_here`), no
+// listed id can be told this run's or another's.
+bool pids_of_another_namespace(const std::vector<long>& listed, long own, const std::function<bool(long)>& exists_here);
+
 // The GPUs the driver itself counts (NVML), or nothing where NVML cannot say: set against CUDA's count, a GPU
 // the driver lists and CUDA does not open is a GPU the node has lost.
 std::optional<int> driver_gpu_count();
