@@ -127,6 +127,10 @@ def floor(model, cls, where, rule=False, result=None):
     if not rule or ruled is None or fixed is None:
         return fixed
     own = model.get(ROW_FLOORS, {}).get(result) if result else None
+    if where != CROSS_BOARD and cls in PLACED:
+        # Placement at an edge lands a set in one of two states run to run: a few rule pairs that saw one state set
+        # no floor under the fixed-effort runs' (more runs, more boards): a 38 MiB chase of an H200 2.3% apart.
+        return max(ruled, fixed, own or 0.0)
     if where != CROSS_BOARD:
         return ruled if own is None else own
     own_across = model.get(ROW_FLOORS_CROSS, {}).get(result, 0.0) if result else 0.0

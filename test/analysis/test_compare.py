@@ -471,6 +471,44 @@ class MeasuredAgainInANode(unittest.TestCase):
         self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
 
 
+class SetsByTheL2(unittest.TestCase):
+    """A set the L2 holds is judged as an L2 read, one at its edge as placement falls, not as a DRAM stream; and an edge
+    keeps at least the fixed-effort runs' floor, however few rule pairs saw it move (2026-11-27-trust: Normalize's
+    L2 sets 1-13% apart, AsyncCopy's 25 MiB copy 1.6-2.6%, an H200's 38 MiB chase 2.3%, each over its old floor)."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, ROOT)
+        from analysis.cards import noise
+        from analysis.model.row import Row
+        cls.noise, cls.Row = noise, Row
+        cls.context = {"gpu_l2_bytes": str(50 << 20), "gpu_shared_memory_per_sm_bytes": str(228 << 10)}
+
+    def class_of(self, name, args, quantity="bytes_per_second"):
+        raw = row(name, bytes_per_second=1e12)
+        raw["gpubench"]["args"] = args
+        return self.noise.class_of(self.Row(raw), quantity, self.context)
+
+    def test_a_set_in_the_l2_or_at_its_edge_is_no_dram_stream(self):
+        self.assertEqual(self.class_of("Normalize/grouped/dl:16/l2_pct:25/manual_time", {"l2_pct": 25}),
+                         "cache_bandwidth")
+        self.assertEqual(self.class_of("Normalize/grouped/dl:16/l2_pct:400/manual_time", {"l2_pct": 400}),
+                         "dram_bandwidth")
+        self.assertEqual(self.class_of("AsyncCopy/copy_bandwidth_ld_st_cg/bytes:26214400/manual_time",
+                                       {"bytes": 26214400}), "capacity_edge")
+        self.assertEqual(self.class_of("AsyncCopy/copy_bandwidth_ld_st_cg/bytes:1073741824/manual_time",
+                                       {"bytes": 1 << 30}), "dram_bandwidth")
+
+    def test_an_edge_keeps_the_fixed_effort_floor(self):
+        model = {"classes": {"capacity_edge": {"same_board": 0.0857, "same_board_rule": 0.014, "cross_board": 0.1},
+                             "dram_bandwidth": {"same_board": 0.005, "same_board_rule": 0.0069, "cross_board": 0.02}},
+                 "row_rule_floors": {"edge quantity": 0.02, "stream quantity": 0.004}}
+        floor = self.noise.floor
+        self.assertEqual(floor(model, "capacity_edge", "same_board", rule=True, result="edge quantity"), 0.0857)
+        self.assertEqual(floor(model, "capacity_edge", "same_board", rule=True), 0.0857)
+        self.assertEqual(floor(model, "dram_bandwidth", "same_board", rule=True, result="stream quantity"), 0.004)
+
+
 class RuleFloors(unittest.TestCase):
     """make_noise.py --rule on synthetic pairs: a result seen often on many boards keeps its own floor even below its
     class's; a result counted in clocks is never read at equal clock; a sweep's result without an interval is judged
