@@ -11,6 +11,7 @@
 #include "common/counter_catalog.h"
 #include "common/cupti/counter_selection.h"
 #include "common/cupti/counter_session.h"
+#include "common/detail/gpu_health.h"
 #include "common/detail/gpu_session.h"
 #include "common/detail/options.h"
 #include "common/detail/precision.h"
@@ -35,6 +36,8 @@
 #include <exception>
 #include <fstream>
 #include <future>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -65,12 +68,44 @@ int gpu_count() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+// Each GPU's health at its first opening, and the Xid events NVML reports from then on (detail/gpu_health.h).
+struct HealthAtStart {
+  nlohmann::ordered_json reading;
+  std::unique_ptr<gpubench::detail::XidWatch> xids;
+};
+std::map<int, HealthAtStart>& health_at_start() {
+  static auto* kept = new std::map<int, HealthAtStart>;  // read at the report's end, never in static destruction
+  return *kept;
+}
+
+// A GPU's health record for the report: its start and end readings, the Xids during the run and in the kernel log, a
+// planted fault over them where GPUBENCH_PLANT_HEALTH names one.
+nlohmann::ordered_json health_record(int device) {
+  nlohmann::ordered_json record = nlohmann::ordered_json::object();
+  auto found = health_at_start().find(device);
+  if (found == health_at_start().end()) return record;
+  record["start"] = found->second.reading;
+  record["end"] = gpubench::detail::read_health(device);
+  record["xid_during"] = found->second.xids->seen();
+  std::string log, why;
+  const std::string bus = record["start"].value("pci_bus_id", std::string());
+  record["kernel_log_xids"] = gpubench::detail::read_kernel_log(&log, &why)
+                                  ? gpubench::detail::kernel_log_xids(log, bus)
+                                  : nlohmann::ordered_json{{"unreadable", why}};
+  if (const char* plant = std::getenv(gpubench::detail::kPlantHealthVariable))
+    gpubench::detail::plant_health(record, plant, device);
+  return record;
+}
+
 // Opens `device` and adds its context rows, keys followed by `key_suffix` (/gpu:N in a run over several
 // GPUs): the session's, and the other processes on it, with a warning when there are any. Throws
 // GpuUnavailable when the GPU cannot be used.
 std::string describe_gpu(int device, const std::string& key_suffix) {
   gpubench::GpuSession::select_device(device);
   gpubench::GpuSession::get().add_benchmark_context(key_suffix);
+  if (!health_at_start().count(device))
+    health_at_start().emplace(device, HealthAtStart{gpubench::detail::read_health(device),
+                                                    std::make_unique<gpubench::detail::XidWatch>(device)});
   const std::string others = gpubench::app::other_gpu_processes(device);
   if (others != "none")
     std::fprintf(stderr,
@@ -302,6 +337,7 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
         std::fprintf(stderr, "gpubench: warning: other processes used GPU %d when the run ended: %s\n", device,
                      others.c_str());
       context[gpubench::kOtherProcessesEndKey + suffix] = others;
+      if (health_at_start().count(device)) context[gpubench::kGpuHealthKey + suffix] = health_record(device);
       if (!sampler) continue;
       const std::string during = gpubench::detail::describe_seen(
           sampler->seen(device), gpubench::detail::rows_started_by_time(), sampler->unavailable());
@@ -500,6 +536,15 @@ int main(int argc, char** argv) {
   const std::vector<std::string> original_args(argv + 1, argv + argc);
   gpubench::Options options;
   if (!parse_and_check(argc, argv, options)) return 2;
+  if (const char* plant = std::getenv(gpubench::detail::kPlantHealthVariable)) {
+    try {  // a misspelt plant is said before any row, not after them
+      nlohmann::ordered_json trial = nlohmann::ordered_json::object();
+      gpubench::detail::plant_health(trial, plant, -1);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "gpubench: %s\n", e.what());
+      return 2;
+    }
+  }
   if (!options.list_counters.empty()) return print_counter_catalog(options.list_counters);
   const gpubench::Preset preset = options.preset == "full"    ? gpubench::Preset::kFull
                                   : options.preset == "check" ? gpubench::Preset::kCheck

@@ -735,7 +735,7 @@ void merge_child(nlohmann::ordered_json& merged, const nlohmann::ordered_json& c
         } else if (now != "none" && now.rfind("unknown", 0) != 0) {
           merged_context[own_key] = before + "; then " + now;
         }
-      } else if (first_of_gpu || key == kOtherProcessesEndKey) {
+      } else if (first_of_gpu || key == kOtherProcessesEndKey || key == kGpuHealthKey) {  // the end's: its last
         merged_context[own_key] = value;
       }
     } else if (key == "gpubench_rows_planned") {

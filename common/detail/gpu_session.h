@@ -26,8 +26,9 @@ inline constexpr const char* kStreamHoldKey = "gpubench_stream_hold";
 inline constexpr const char* kOtherProcessesKey = "gpubench_other_gpu_processes";
 inline constexpr const char* kOtherProcessesEndKey = "gpubench_other_gpu_processes_end";
 inline constexpr const char* kOtherProcessesDuringKey = "gpubench_other_gpu_processes_during";
-inline constexpr const char* kPerGpuContextKeys[] = {kNativeSassKey, kStreamHoldKey, kOtherProcessesKey,
-                                                     kOtherProcessesEndKey, kOtherProcessesDuringKey};
+inline constexpr const char* kGpuHealthKey = "gpubench_health";  // detail/gpu_health.h: start and end readings
+inline constexpr const char* kPerGpuContextKeys[] = {
+    kNativeSassKey, kStreamHoldKey, kOtherProcessesKey, kOtherProcessesEndKey, kOtherProcessesDuringKey, kGpuHealthKey};
 
 // No usable GPU (none present, no driver, index out of range, no code for its architecture).
 class GpuUnavailable : public std::runtime_error {
