@@ -26,7 +26,7 @@ from analysis.comparing import card_diff  # noqa: E402
 from analysis.model import cli  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 from analysis.running import measure_again  # noqa: E402
-from analysis.verdict import judge, links, node_card  # noqa: E402
+from analysis.verdict import health, judge, links, node_card  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict.table import ABNORMAL, NAME_OF, action, exit_help  # noqa: E402
 
@@ -190,7 +190,7 @@ def write_card(report, prefix, plots, card):
     note = write_plots(report, prefix) if plots else ""
     with open(prefix + ".json", "w") as f:
         json.dump(card.to_json(), f, indent=1)
-    markdown = card.to_markdown(note, judge.limit_lines(card))
+    markdown = card.to_markdown(note, judge.limit_lines(card) + health.table(card.context))
     with open(prefix + ".md", "w") as f:
         f.write(markdown)
     return (card, markdown), note

@@ -27,6 +27,7 @@ HELP = {
     "gpubench_gpu_value_inside": "1 when the value is within its limit, 0 when outside",
     "gpubench_link_one_way_bytes_per_second": "an NVLink pair's copy rate one way, from GPU to GPU",
     "gpubench_link_inside": "1 when the link is within its limits (architecture and the node's other links)",
+    "gpubench_gpu_health_finding": "a finding of the GPU's health state (NVML), 1 on the series of its code and action",
     "gpubench_node_verdict": "the check's verdict of the node (1 on the series of its verdict)",
     "gpubench_node_verdict_exit": "the exit status of the node's verdict",
     "gpubench_check_duration_seconds": "how long the check took",
@@ -63,6 +64,10 @@ def lines_of(card, hostname, duration, ended):
             by_metric["gpubench_gpu_verdict"].append(series("gpubench_gpu_verdict", labels | {"verdict": judged["name"]},
                                                             1))
             by_metric["gpubench_gpu_verdict_exit"].append(series("gpubench_gpu_verdict_exit", labels, judged["exit"]))
+        for f in (judged or {}).get("reasons", []) + (judged or {}).get("warnings", []):
+            if f.get("action") in ("drain", "warn"):  # a health finding (analysis/verdict/health.py)
+                by_metric["gpubench_gpu_health_finding"].append(
+                    series("gpubench_gpu_health_finding", labels | {"code": f["code"], "action": f["action"]}, 1))
         for c in (entry.get("ranges") or {}).get("checks", []):
             if c.get("inside") is None or not isinstance(c.get("value"), (int, float)) or not math.isfinite(c["value"]):
                 continue

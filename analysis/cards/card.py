@@ -132,6 +132,8 @@ class Card:
             card["ranges"] = self.checks
         if self.verdict:
             card["verdict"] = self.verdict
+        if isinstance(self.context.get("gpubench_health"), dict):  # only a run that read it: older cards keep their shape
+            card["health"] = self.context["gpubench_health"]
         return card
 
     def to_markdown(self, plots_note="", limit_lines=()):

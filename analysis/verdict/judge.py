@@ -7,7 +7,7 @@ A run whose GPU another process used (at its start, during it or at its end) is 
 value no layer has a limit for is not judged; a value a layer expects and the run lacks makes the run incomplete.
 """
 from analysis.cards.card import Card
-from analysis.verdict import layers, wording
+from analysis.verdict import health as health_state, layers, wording
 from analysis.verdict.table import ABNORMAL, BUSY, INCOMPLETE, NAME_OF, NO_LIMITS, NORMAL, WRONG, summary, worst
 
 
@@ -29,7 +29,22 @@ def _reason(c):
             "limit": {"low": c.get("low"), "high": c.get("high"), "better": c.get("better"), "source": c["source"]}}
 
 
-def decide(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None):
+def decide(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None, health=()):
+    """decide_values, with the GPU's health state (analysis/verdict/health.py's findings): a finding that drains makes
+    the GPU abnormal whatever its values read (after a wrong result); warnings ride on any verdict."""
+    drain = health_state.drains(health)
+    if drain and not wrong:
+        verdict = {"status": ABNORMAL, "code": "unhealthy", "health": drain,
+                   "reasons": [{"code": f["code"], "text": f["text"], "action": f["action"]} for f in drain]}
+    else:
+        verdict = decide_values(result, failed_rows, subset, filtered, wrong, cut_short, busy)
+    warned = health_state.warnings(health)
+    if warned:
+        verdict["warnings"] = [{"code": f["code"], "text": f["text"], "action": f["action"]} for f in warned]
+    return verdict
+
+
+def decide_values(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None):
     """One GPU's verdict as data: {"status", "code", "reasons", ...what its line says}. In order: wrong, busy,
     incomplete when cut short, abnormal (a value outside any layer's limit), no limits (no layer but its own SMs),
     incomplete (values a layer expects are missing, rows failed), normal. A preset the limits list no values of (the
@@ -83,9 +98,9 @@ def decide(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_sh
             "checks": result["checks"], "reasons": []}
 
 
-def judge(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None):
+def judge(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None, health=()):
     """(status, one line) of one GPU: decide, in words."""
-    verdict = decide(result, failed_rows, subset, filtered, wrong, cut_short, busy)
+    verdict = decide(result, failed_rows, subset, filtered, wrong, cut_short, busy, health)
     return verdict["status"], wording.line(verdict)
 
 
@@ -94,9 +109,10 @@ def give(card, subset=False):
     keeps, with the code and reasons)."""
     c = card.context
     verdict = decide(card.checks, card.failed, subset, c.get("gpubench_filter"), card.wrong, card.cut_short,
-                     layers.busy_text(c))
+                     layers.busy_text(c), health_state.findings(c))
     card.judged = (verdict["status"], wording.line(verdict))
-    card.verdict = summary(*card.judged, code=verdict["code"], reasons=verdict["reasons"])
+    card.verdict = summary(*card.judged, code=verdict["code"], reasons=verdict["reasons"],
+                           **({"warnings": verdict["warnings"]} if "warnings" in verdict else {}))
     return card.judged
 
 
@@ -145,7 +161,9 @@ def node_verdict(judged, link_findings=()):
     reasons = [{"code": "gpu_" + NAME_OF[g["status"]], "gpu": g["gpu"]} for g in gpus if g["status"] != NORMAL]
     reasons += [{"code": "gpu_links_slow", "gpu": f["gpu"]} if "gpu" in f else {"code": "link_slow", "link": f["link"]}
                 for f in link_findings]
-    node = {"status": status, "gpus": gpus, "links": list(link_findings), "normal": NORMAL, "reasons": reasons}
+    warned = health_state.node_findings([(gpu, card.context) for gpu, card, *_ in judged])
+    node = {"status": status, "gpus": gpus, "links": list(link_findings), "normal": NORMAL, "reasons": reasons,
+            "warnings": warned}
     return node | {"line": wording.node_line(node)}
 
 

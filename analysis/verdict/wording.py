@@ -58,8 +58,17 @@ def _listed(items, shown, more):
 
 
 def line(v):
-    """One GPU's verdict (judge.decide's data) in one line."""
+    """One GPU's verdict (judge.decide's data) in one line, its health warnings after it."""
+    warned = v.get("warnings") or []
+    return values_line(v) + ("; warnings: " + "; ".join(f"{w['text']} ({w['code']})" for w in warned) if warned else "")
+
+
+def values_line(v):
     code = v["code"]
+    if code == "unhealthy":
+        return "abnormal: health state: " + "; ".join(f"{f['text']} ({f['code']})" + (
+            f" [planted; real reading {f['real']}]" if f.get("planted") and "real" in f else
+            " [planted]" if f.get("planted") else "") for f in v["health"])
     if code == "wrong_result":
         return "wrong result: " + _listed(v["wrong"], 4, lambda n: f" (and {n} more)")
     outside = v.get("outside", [])
@@ -116,8 +125,10 @@ def node_line(node):
              f"{NAME_OF[g['status']].replace('_', ' ')}" for g in node["gpus"] if g["status"] != node["normal"]]
     named += [f"link {f['link'][0]}->{f['link'][1]}: slow" if "link" in f else links.render(f)
               for f in node["links"]]
+    warned = node.get("warnings") or []
     return f"{NAME_OF[node['status']].replace('_', ' ')}: {len(node['gpus'])} GPU(s)" + (
-        ": " + "; ".join(named) if named else ", every one normal, every link normal")
+        ": " + "; ".join(named) if named else ", every one normal, every link normal") + (
+        "; warnings: " + "; ".join(w["text"] for w in warned) if warned else "")
 
 
 def markdown(result):

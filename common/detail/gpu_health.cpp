@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <regex>
@@ -158,6 +159,8 @@ nlohmann::ordered_json value_of(const std::string& text) {
 
 nlohmann::ordered_json read_health(int cuda_index) {
   nlohmann::ordered_json reading = nlohmann::ordered_json::object();
+  reading["unix_seconds"] =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();  // counters' rates
   char bus_id[64] = {};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_index) == cudaSuccess) reading["pci_bus_id"] = bus_id;
   (void)cudaGetLastError();
