@@ -87,6 +87,7 @@ void read_nvml(nvmlDevice_t device, nlohmann::ordered_json& r) {
   if (nvmlDeviceGetRowRemapperHistogram(device, &histogram) == NVML_SUCCESS)
     r["remap_banks_none_left"] = histogram.none;
   int read = 0, active = 0;
+  nlohmann::ordered_json crc_by_link = nlohmann::ordered_json::array();  // DCGM judges a link's CRC rate, not the sum
   unsigned long long errors[4] = {};
   bool counted[4] = {};
   const nvmlNvLinkErrorCounter_t kinds[4] = {NVML_NVLINK_ERROR_DL_CRC_FLIT, NVML_NVLINK_ERROR_DL_CRC_DATA,
@@ -96,14 +97,18 @@ void read_nvml(nvmlDevice_t device, nlohmann::ordered_json& r) {
     if (nvmlDeviceGetNvLinkState(device, link, &state) != NVML_SUCCESS) continue;
     ++read;
     if (state == NVML_FEATURE_ENABLED) ++active;
+    unsigned long long crc = 0;
     for (int k = 0; k < 4; ++k) {
       unsigned long long value = 0;
       if (nvmlDeviceGetNvLinkErrorCounter(device, link, kinds[k], &value) == NVML_SUCCESS) {
         errors[k] += value;
         counted[k] = true;
+        if (k < 2) crc += value;
       }
     }
+    crc_by_link.push_back(crc);
   }
+  if (counted[0] || counted[1]) r["nvlink_crc_by_link"] = crc_by_link;
   r["nvlinks_read"] = read;
   r["nvlinks_active"] = active;
   const char* error_names[4] = {"nvlink_crc_flit", "nvlink_crc_data", "nvlink_replay", "nvlink_recovery"};
@@ -306,8 +311,23 @@ void plant_health(nlohmann::ordered_json& record, const std::string& spec, int g
     }
     const bool end_only = field.rfind("end.", 0) == 0;
     if (end_only) field = field.substr(4);
-    for (const char* when : {"start", "end"})
-      if (!end_only || std::string(when) == "end") record[when][field] = value;
+    // "nvlink_crc_by_link.17": element 17 of a reading's list (a link's count)
+    const auto dot = field.rfind('.');
+    const bool element = dot != std::string::npos && dot + 1 < field.size() &&
+                         field.find_first_not_of("0123456789", dot + 1) == std::string::npos;
+    for (const char* when : {"start", "end"}) {
+      if (end_only && std::string(when) != "end") continue;
+      if (!element) {
+        record[when][field] = value;
+        continue;
+      }
+      auto& list = record[when][field.substr(0, dot)];
+      const std::size_t at = std::stoul(field.substr(dot + 1));
+      if (!list.is_array() || at >= list.size())
+        throw std::invalid_argument(std::string(kPlantHealthVariable) + "=" + spec + ": " + field +
+                                    " is past the reading's list");
+      list[at] = value;
+    }
   }
   record["planted"] = items;
   record["real"] = real;

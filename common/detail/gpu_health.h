@@ -45,8 +45,8 @@ bool read_kernel_log(std::string* text, std::string* why);
 
 // Plants `spec` over a GPU's health record {"start", "end", "xid_during", ...} when it names this GPU: "FIELD=VALUE"
 // items, comma-separated, setting FIELD in both readings ("end.FIELD=VALUE": the end reading only, a counter that
-// climbed), "xid=N" an Xid during the run; "@GPU" at the end limits it to that GPU. The real record is kept under
-// "real". Throws std::invalid_argument on a spec it cannot read.
+// climbed; "FIELD.N=VALUE": element N of a list, a link's count), "xid=N" an Xid during the run; "@GPU" at the end
+// limits it to that GPU. The real record is kept under "real". Throws std::invalid_argument on a spec it cannot read.
 void plant_health(nlohmann::ordered_json& record, const std::string& spec, int gpu);
 
 }  // namespace gpubench::detail

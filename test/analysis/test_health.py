@@ -15,7 +15,7 @@ READING = {"unix_seconds": 1000.0, "pci_bus_id": "00000000:18:00.0", "ecc_mode":
            "ecc_uncorrected_aggregate": 0, "ecc_corrected_volatile": 0, "ecc_corrected_aggregate": 3,
            "retirement_pending": False, "remapped_rows_correctable": 0, "remapped_rows_uncorrectable": 0,
            "remap_pending": False, "remap_failed": False, "remap_banks_none_left": 0, "nvlinks_read": 18,
-           "nvlinks_active": 18, "nvlink_crc_flit": 0, "nvlink_crc_data": 0, "nvlink_replay": 0, "nvlink_recovery": 0,
+           "nvlinks_active": 18, "nvlink_crc_by_link": [0] * 18, "nvlink_crc_flit": 0, "nvlink_crc_data": 0, "nvlink_replay": 0, "nvlink_recovery": 0,
            "pcie_gen": 5, "pcie_width": 16, "pcie_gen_max": 5, "pcie_width_max": 16, "pcie_replays": 0,
            "clock_event_names": ["sw_power_cap"], "persistence_mode": True, "driver": "580.95.05",
            "vbios": "96.00.99.00.01"}
@@ -48,8 +48,8 @@ class HealthFindings(unittest.TestCase):
                  ({"retirement_pending": True}, "retirement_pending=true", [("page_retirement_pending", "drain")]),
                  ({"ecc_uncorrected_volatile": 2}, "ecc_uncorrected_volatile=2", [("ecc_uncorrectable", "drain")]),
                  ({"nvlinks_active": 17}, "nvlinks_active=17", [("nvlink_inactive", "drain")]),
-                 ({"nvlink_crc_flit": 9000}, "end.nvlink_crc_flit=9000", [("nvlink_crc_errors", "drain")]),
-                 ({"nvlink_crc_flit": 40}, "end.nvlink_crc_flit=40", [("nvlink_crc_errors", "warn")]),
+                 ({"nvlink_crc_by_link": [0] * 17 + [900]}, "end.nvlink_crc_by_link=...",
+                  [("nvlink_crc_errors", "drain")]),
                  ({"nvlink_replay": 3}, "end.nvlink_replay=3", [("nvlink_replays", "warn")]),
                  ({"pcie_replays": 5}, "end.pcie_replays=5", [("pcie_replays", "warn")]),
                  ({"ecc_uncorrected_aggregate": 1}, "end.ecc_uncorrected_aggregate=1",
@@ -70,6 +70,11 @@ class HealthFindings(unittest.TestCase):
         logged = record(kernel_log_xids=[{"xid": 79, "line": "NVRM: Xid (PCI:0000:18:00): 79"}, {"xid": 31}])
         self.assertEqual(codes(health.findings({"gpu_name": H100, "gpubench_health": logged})),
                          [("xid_in_kernel_log", "warn")])
+
+    def test_crc_counts_of_healthy_links_are_no_finding(self):
+        # what a healthy H200's links counted through an 8 s check (x4h): 457 over 18 links, none at 100/s
+        board = record(end={"nvlink_crc_by_link": [25] * 18 + [7][:0], "nvlink_crc_data": 457})
+        self.assertEqual(health.findings({"gpu_name": H100, "gpubench_health": board}), [])
 
     def test_a_board_whose_links_are_not_known_is_not_judged_on_them(self):
         board = record(end={"nvlinks_active": 0, "nvlinks_read": 0})

@@ -11,14 +11,16 @@ namespace gpubench::detail {
 namespace {
 
 nlohmann::ordered_json healthy() {
-  return {{"start", {{"remap_pending", false}, {"nvlinks_active", 18}, {"nvlink_crc_flit", 0}}},
-          {"end", {{"remap_pending", false}, {"nvlinks_active", 18}, {"nvlink_crc_flit", 0}}},
+  return {{"start", {{"remap_pending", false}, {"nvlinks_active", 18}, {"nvlink_crc_flit", 0}, {"crc", {0, 0}}}},
+          {"end", {{"remap_pending", false}, {"nvlinks_active", 18}, {"nvlink_crc_flit", 0}, {"crc", {0, 0}}}},
           {"xid_during", nlohmann::ordered_json::array()}};
 }
 
 TEST(GpuHealth, APlantSetsBothReadingsOrTheEndsAndKeepsTheRealOnes) {
   nlohmann::ordered_json record = healthy();
-  plant_health(record, "remap_pending=true,nvlinks_active=17,end.nvlink_crc_flit=9000,xid=79", 2);
+  plant_health(record, "remap_pending=true,nvlinks_active=17,end.nvlink_crc_flit=9000,end.crc.1=500,xid=79", 2);
+  EXPECT_EQ(record["end"]["crc"], nlohmann::ordered_json::array({0, 500}));
+  EXPECT_EQ(record["start"]["crc"], nlohmann::ordered_json::array({0, 0}));
   EXPECT_EQ(record["start"]["remap_pending"], true);
   EXPECT_EQ(record["end"]["remap_pending"], true);
   EXPECT_EQ(record["end"]["nvlinks_active"], 17);
@@ -26,7 +28,7 @@ TEST(GpuHealth, APlantSetsBothReadingsOrTheEndsAndKeepsTheRealOnes) {
   EXPECT_EQ(record["end"]["nvlink_crc_flit"], 9000);
   EXPECT_EQ(record["xid_during"], nlohmann::ordered_json::array({79}));
   EXPECT_EQ(record["real"], healthy());
-  EXPECT_EQ(record["planted"], "remap_pending=true,nvlinks_active=17,end.nvlink_crc_flit=9000,xid=79");
+  EXPECT_EQ(record["planted"], "remap_pending=true,nvlinks_active=17,end.nvlink_crc_flit=9000,end.crc.1=500,xid=79");
 }
 
 TEST(GpuHealth, APlantForAnotherGpuLeavesThisOneAlone) {
@@ -42,6 +44,7 @@ TEST(GpuHealth, ABadPlantIsRefusedWithItsItem) {
   EXPECT_THROW(plant_health(record, "remap_pending", 0), std::invalid_argument);
   EXPECT_THROW(plant_health(record, "xid=fell-off", 0), std::invalid_argument);
   EXPECT_THROW(plant_health(record, "remap_failed=true@x", 0), std::invalid_argument);
+  EXPECT_THROW(plant_health(record, "end.crc.2=5", 0), std::invalid_argument);
   try {
     plant_health(record, "a=1,=2", 0);
     FAIL() << "no throw";
