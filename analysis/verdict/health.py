@@ -66,7 +66,9 @@ def _reading_findings(out, start, end, real_end, gpu_name):
     if none_left:
         out.add("row_remap_bank_exhausted", WARN, f"{none_left} memory bank(s) have no spare row left")
     active, expected = _number(end, "nvlinks_active"), NVLINKS_OF_SKU.get(gpu_name)
-    if active is not None and expected and active < expected:
+    # No link active is a GPU alone (a one-GPU VM has its board's links down, no peer to train with): the node's
+    # other GPUs decide that case (node_findings); some links up and not all is a link down.
+    if active and expected and active < expected:
         out.add("nvlink_inactive", DRAIN, f"{active} of {expected} NVLinks active", real("nvlinks_active"))
     link, rate = worst_crc_link(start, end)
     if rate is not None and rate >= NVLINK_CRC_PER_SECOND:
@@ -138,12 +140,18 @@ def warnings(found):
 
 
 def node_findings(contexts):
-    """Warnings of a node's GPUs together ([(gpu, context)]): boards of one SKU on different VBIOS or drivers."""
+    """Findings of a node's GPUs together ([(gpu, context)]): a GPU with no NVLink active beside others with theirs up
+    (drain), boards of one SKU on different VBIOS or drivers (warn)."""
     out = _Findings()
     by_name = {}
     for gpu, context in contexts:
         end = (context.get("gpubench_health") or {}).get("end") or {}
         by_name.setdefault(context.get("gpu_name"), []).append((gpu, end))
+    for name, gpus in by_name.items():
+        down = [gpu for gpu, end in gpus if end.get("nvlinks_active") == 0 and NVLINKS_OF_SKU.get(name)]
+        if down and any(_number(end, "nvlinks_active") for _, end in gpus):
+            out.add("nvlink_inactive", DRAIN, f"no NVLink active on GPU {', '.join(map(str, down))} while the "
+                                              f"node's other {name} GPUs have theirs up")
     for name, gpus in by_name.items():
         for field, code in (("vbios", "vbios_mismatch"), ("driver", "driver_mismatch")):
             seen = {}

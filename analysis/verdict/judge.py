@@ -161,9 +161,12 @@ def node_verdict(judged, link_findings=()):
     reasons = [{"code": "gpu_" + NAME_OF[g["status"]], "gpu": g["gpu"]} for g in gpus if g["status"] != NORMAL]
     reasons += [{"code": "gpu_links_slow", "gpu": f["gpu"]} if "gpu" in f else {"code": "link_slow", "link": f["link"]}
                 for f in link_findings]
-    warned = health_state.node_findings([(gpu, card.context) for gpu, card, *_ in judged])
+    together = health_state.node_findings([(gpu, card.context) for gpu, card, *_ in judged])
+    if health_state.drains(together):
+        status = worst([status, ABNORMAL])
+    reasons += [{"code": f["code"], "text": f["text"], "action": f["action"]} for f in health_state.drains(together)]
     node = {"status": status, "gpus": gpus, "links": list(link_findings), "normal": NORMAL, "reasons": reasons,
-            "warnings": warned}
+            "warnings": health_state.warnings(together), "health": health_state.drains(together)}
     return node | {"line": wording.node_line(node)}
 
 

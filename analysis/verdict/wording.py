@@ -125,6 +125,7 @@ def node_line(node):
              f"{NAME_OF[g['status']].replace('_', ' ')}" for g in node["gpus"] if g["status"] != node["normal"]]
     named += [f"link {f['link'][0]}->{f['link'][1]}: slow" if "link" in f else links.render(f)
               for f in node["links"]]
+    named += [f"{f['text']} ({f['code']})" for f in node.get("health") or []]
     warned = node.get("warnings") or []
     return f"{NAME_OF[node['status']].replace('_', ' ')}: {len(node['gpus'])} GPU(s)" + (
         ": " + "; ".join(named) if named else ", every one normal, every link normal") + (

@@ -76,6 +76,14 @@ class HealthFindings(unittest.TestCase):
         board = record(end={"nvlink_crc_by_link": [25] * 18 + [7][:0], "nvlink_crc_data": 457})
         self.assertEqual(health.findings({"gpu_name": H100, "gpubench_health": board}), [])
 
+    def test_a_gpu_alone_with_its_links_down_is_not_drained_but_one_beside_linked_peers_is(self):
+        # a lent one-GPU VM's H100 (h1h): its board's 18 links read inactive, no peer to train with
+        alone = {"gpu_name": H100, "gpubench_health": record(end={"nvlinks_active": 0})}
+        self.assertEqual(health.findings(alone), [])
+        self.assertEqual(health.node_findings([(0, alone)]), [])
+        linked = {"gpu_name": H100, "gpubench_health": record()}
+        self.assertEqual(codes(health.node_findings([(0, linked), (1, alone)])), [("nvlink_inactive", "drain")])
+
     def test_a_board_whose_links_are_not_known_is_not_judged_on_them(self):
         board = record(end={"nvlinks_active": 0, "nvlinks_read": 0})
         self.assertEqual(health.findings({"gpu_name": "NVIDIA H100 PCIe", "gpubench_health": board}), [])
