@@ -1,5 +1,7 @@
 #include "common/detail/gpu_health.h"
 
+#include "common/detail/nvml_device.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -22,22 +24,6 @@ namespace gpubench::detail {
 namespace {
 
 #if GPUBENCH_HAVE_NVML
-nvmlDevice_t nvml_handle(int cuda_index, std::string* why) {
-  char bus_id[64] = {};
-  nvmlDevice_t device = nullptr;
-  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_index) != cudaSuccess) {
-    (void)cudaGetLastError();
-    *why = "no PCI bus id for CUDA device " + std::to_string(cuda_index);
-    return nullptr;
-  }
-  const nvmlReturn_t status = nvmlDeviceGetHandleByPciBusId_v2(bus_id, &device);
-  if (status != NVML_SUCCESS) {
-    *why = std::string("NVML has no device at ") + bus_id + ": " + nvmlErrorString(status);
-    return nullptr;
-  }
-  return device;
-}
-
 // The clock-event reasons that say the hardware held the clocks down (not the power cap software keeps).
 nlohmann::ordered_json reason_names(unsigned long long reasons) {
   static const std::pair<unsigned long long, const char*> names[] = {
@@ -173,7 +159,7 @@ nlohmann::ordered_json read_health(int cuda_index) {
   const nvmlReturn_t started = nvmlInit_v2();
   if (started != NVML_SUCCESS) return {{"unavailable", std::string("NVML did not start: ") + nvmlErrorString(started)}};
   std::string why;
-  if (nvmlDevice_t device = nvml_handle(cuda_index, &why)) {
+  if (auto device = static_cast<nvmlDevice_t>(nvml_handle_of(cuda_index, &why))) {
     read_nvml(device, reading);
   } else {
     reading["unavailable"] = why;
@@ -200,7 +186,7 @@ XidWatch::XidWatch(int cuda_index) : state_(std::make_unique<State>()) {
     return;
   }
   state_->started = true;
-  nvmlDevice_t device = nvml_handle(cuda_index, &state_->why);
+  const auto device = static_cast<nvmlDevice_t>(nvml_handle_of(cuda_index, &state_->why));
   nvmlEventSet_t set = nullptr;
   if (device == nullptr) return;
   if (nvmlEventSetCreate(&set) != NVML_SUCCESS) {

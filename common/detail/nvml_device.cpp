@@ -18,6 +18,22 @@ double now_seconds() {
 
 #if GPUBENCH_HAVE_NVML
 
+void* nvml_handle_of(int cuda_index, std::string* why) {
+  char bus_id[64] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_index) != cudaSuccess) {
+    (void)cudaGetLastError();
+    *why = "no PCI bus id for CUDA device " + std::to_string(cuda_index);
+    return nullptr;
+  }
+  nvmlDevice_t device = nullptr;
+  const nvmlReturn_t status = nvmlDeviceGetHandleByPciBusId_v2(bus_id, &device);
+  if (status != NVML_SUCCESS) {
+    *why = std::string("NVML has no device at ") + bus_id + ": " + nvmlErrorString(status);
+    return nullptr;
+  }
+  return device;
+}
+
 NvmlDevice::NvmlDevice(int cuda_index) {
   nvmlReturn_t status = nvmlInit_v2();
   if (status != NVML_SUCCESS) {
@@ -25,16 +41,10 @@ NvmlDevice::NvmlDevice(int cuda_index) {
     return;
   }
   initialized_ = true;
-  char bus_id[64] = {};
-  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_index) != cudaSuccess) {
-    (void)cudaGetLastError();
-    why_ = "no PCI bus id for CUDA device " + std::to_string(cuda_index);
-    return;
-  }
-  nvmlDevice_t device = nullptr;
-  status = nvmlDeviceGetHandleByPciBusId_v2(bus_id, &device);
-  if (status != NVML_SUCCESS) {
-    why_ = std::string("NVML has no device at ") + bus_id + ": " + nvmlErrorString(status);
+  std::string why;
+  const auto device = static_cast<nvmlDevice_t>(nvml_handle_of(cuda_index, &why));
+  if (device == nullptr) {
+    why_ = why;
     return;
   }
   handle_ = device;
@@ -70,6 +80,11 @@ PowerSample NvmlDevice::sample() const {
 }
 
 #else
+
+void* nvml_handle_of(int, std::string* why) {
+  *why = "this build has no NVML";
+  return nullptr;
+}
 
 NvmlDevice::NvmlDevice(int) {
   why_ = "this build has no NVML (the CUDA toolkit's nvml.h and CUDA::nvml were not found at configure)";

@@ -10,6 +10,10 @@
 
 namespace gpubench {
 
+// NVML's handle (an nvmlDevice_t) of CUDA device `cuda_index`, matched by its PCI bus id, with NVML started; null, and
+// `why`, where there is none (or this build has no NVML). The one way gpubench finds a CUDA device in NVML.
+void* nvml_handle_of(int cuda_index, std::string* why);
+
 class NvmlDevice {
  public:
   // Opens NVML for CUDA device `cuda_index` (matched by PCI bus id). Never throws: when NVML is missing

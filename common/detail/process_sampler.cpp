@@ -1,5 +1,7 @@
 #include "common/detail/process_sampler.h"
 
+#include "common/detail/nvml_device.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -54,16 +56,10 @@ bool list_processes(void* handle, const std::function<bool(long)>& ours,
   return true;
 }
 
-// NVML's handle of CUDA device `device` (by its PCI bus id), or null.
+// NVML's handle of CUDA device `device`, or null.
 void* handle_of(int device) {
-  char bus_id[64] = {};
-  nvmlDevice_t handle = nullptr;
-  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess ||
-      nvmlDeviceGetHandleByPciBusId_v2(bus_id, &handle) != NVML_SUCCESS) {
-    (void)cudaGetLastError();
-    return nullptr;
-  }
-  return handle;
+  std::string why;
+  return nvml_handle_of(device, &why);
 }
 #endif
 
