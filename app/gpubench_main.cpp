@@ -18,6 +18,7 @@
 #include "common/detail/process_sampler.h"
 #include "common/detail/run_control.h"
 #include "common/link_turn.h"
+#include "common/pcie_link.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
@@ -86,6 +87,11 @@ nlohmann::ordered_json health_record(int device) {
   if (found == health_at_start().end()) return record;
   record["start"] = found->second.reading;
   record["end"] = gpubench::detail::read_health(device);
+  // The link as it trained while the HostLink rows copied (idle, a link drops its generation): what is judged.
+  if (const gpubench::PcieLink link = gpubench::pcie_link_under_load(device); link.gen > 0) {
+    record["end"]["pcie_gen_under_load"] = link.gen;
+    record["end"]["pcie_width_under_load"] = link.width;
+  }
   record["xid_during"] = found->second.xids->seen();
   std::string log, why;
   const std::string bus = record["start"].value("pci_bus_id", std::string());

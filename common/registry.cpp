@@ -34,7 +34,7 @@ namespace {
 struct FamilyEntry {
   const char* name;
   FamilyRegistration registration;
-  bool after_others;
+  FamilyPlace place;
 };
 std::vector<FamilyEntry>& families() {
   static std::vector<FamilyEntry> list;
@@ -42,8 +42,8 @@ std::vector<FamilyEntry>& families() {
 }
 }  // namespace
 
-bool add_family(const char* name, FamilyRegistration registration, bool after_others) {
-  families().push_back({name, registration, after_others});
+bool add_family(const char* name, FamilyRegistration registration, FamilyPlace place) {
+  families().push_back({name, registration, place});
   return true;
 }
 }  // namespace detail
@@ -442,9 +442,10 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
   for (std::size_t pass = 0; pass < devices.size(); ++pass) {
     const ChipShape chip = planned ? *planned : chip_shape(devices[pass]);
     // Families whose rows use other GPUs run after the GPU's own rows: a node run then has its GPU free of them
-    // before it takes turns on its links (link_turn.h).
+    // before it takes turns on its links (link_turn.h). Those whose rows share the host run first: a node's
+    // children start their rows together, so every GPU copies to the host at about the same time.
     std::vector<detail::FamilyEntry> ordered = detail::families();
-    std::stable_partition(ordered.begin(), ordered.end(), [](const auto& entry) { return !entry.after_others; });
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.place < b.place; });
     for (const detail::FamilyEntry& entry : ordered) {
       if (pass > 0 && host_families.count(entry.name)) continue;
       const std::size_t first = registration_list().size();

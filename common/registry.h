@@ -191,7 +191,10 @@ class Family {
 using FamilyRegistration = void (*)(const Family&);
 
 namespace detail {
-bool add_family(const char* name, FamilyRegistration registration, bool after_others);
+// Where a family's rows stand in a run: first (they share the host with the node's other GPUs), among the others,
+// or after them (they use other GPUs).
+enum class FamilyPlace { kFirst, kAmongOthers, kAfterOthers };
+bool add_family(const char* name, FamilyRegistration registration, FamilyPlace place);
 }  // namespace detail
 
 // Registers every family's benchmarks for the preset, in link order, GPU after GPU (`devices` in
@@ -204,11 +207,13 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
 }  // namespace gpubench
 
 // GPUBENCH_FAMILY(Divergence) { add_point(family.gpu("Divergence/Paths", {"paths"}, body), {{"paths", 2}}); }
-#define GPUBENCH_FAMILY(Name) GPUBENCH_FAMILY_REGISTERED(Name, false)
+#define GPUBENCH_FAMILY(Name) GPUBENCH_FAMILY_REGISTERED(Name, kAmongOthers)
 // A family whose rows use other GPUs (their links): registered after every other, so its rows run last.
-#define GPUBENCH_FAMILY_AFTER_OTHERS(Name) GPUBENCH_FAMILY_REGISTERED(Name, true)
-#define GPUBENCH_FAMILY_REGISTERED(Name, after_others)                                \
-  static void gpubench_register_##Name(const ::gpubench::Family& family);             \
-  [[maybe_unused]] static const bool gpubench_family_##Name =                         \
-      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name, after_others); \
+#define GPUBENCH_FAMILY_AFTER_OTHERS(Name) GPUBENCH_FAMILY_REGISTERED(Name, kAfterOthers)
+// A family whose rows use what the node's GPUs share (the host's links): its rows run first, every GPU's together.
+#define GPUBENCH_FAMILY_FIRST(Name) GPUBENCH_FAMILY_REGISTERED(Name, kFirst)
+#define GPUBENCH_FAMILY_REGISTERED(Name, place)                                                                 \
+  static void gpubench_register_##Name(const ::gpubench::Family& family);                                       \
+  [[maybe_unused]] static const bool gpubench_family_##Name =                                                   \
+      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name, ::gpubench::detail::FamilyPlace::place); \
   static void gpubench_register_##Name(const ::gpubench::Family& family)

@@ -78,6 +78,12 @@ def _reading_findings(out, start, end, real_end, gpu_name):
         grew = _grew(start, end, [field])
         if grew:
             out.add(code, WARN, f"{grew} NVLink {field.split('_')[1]}(s) during the run")
+    trained = (_number(end, "pcie_gen_under_load"), _number(end, "pcie_width_under_load"))
+    most_gen = min(g for g in (_number(end, "pcie_gen_max"), _number(end, "pcie_gen_max_gpu"), 99) if g)
+    most_width = _number(end, "pcie_width_max")
+    if trained[0] and (trained[0] < most_gen < 99 or (most_width and trained[1] and trained[1] < most_width)):
+        out.add("pcie_link_degraded", DRAIN, f"PCIe link trained at Gen{trained[0]} x{trained[1]} under load, of "
+                                             f"Gen{most_gen} x{most_width}", real("pcie_gen_under_load"))
     grew = _grew(start, end, ["pcie_replays"])
     if grew:
         out.add("pcie_replays", WARN, f"{grew} PCIe replay(s) during the run")

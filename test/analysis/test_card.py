@@ -626,6 +626,27 @@ class CardOfEnergy(unittest.TestCase):
         self.assertIn("sm_80", built["energy.wgmma_f16.random"]["text"])
 
 
+def host_link_row(direction, gbs, gen=5, width=16):
+    name = f"HostLink/copy/direction:{direction}/MiB:256/manual_time"
+    return {"name": name, "run_name": name, "run_type": "iteration", "bytes_per_second": gbs * 1e9,
+            "fraction_of_pcie": gbs / 63.0, "pcie_gen": gen, "pcie_width": width, "pcie_gen_max": 5,
+            "pcie_width_max": 16, "numa_node": 1}
+
+
+class CardOfHostLink(unittest.TestCase):
+    def test_each_way_with_its_link_as_trained_and_its_most(self):
+        built = values(report_model.Report({}, [report_model.Row(host_link_row(0, 55.3)),
+                                                report_model.Row(host_link_row(1, 27.1, gen=4))]))
+        self.assertAlmostEqual(built["host_link.to_gpu"]["value"], 55.3e9)
+        self.assertIn("55.3 GB/s, 87.8% of the link's one-way rate; PCIe Gen5 x16 of Gen5 x16 (NUMA node 1)",
+                      built["host_link.to_gpu"]["text"])
+        self.assertIn("PCIe Gen4 x16 of Gen5 x16", built["host_link.to_host"]["text"])
+
+    def test_a_run_without_the_rows_says_not_measured(self):
+        built = values(report_model.Report({}, []))
+        self.assertIsNone(built["host_link.to_gpu"]["value"])
+
+
 CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs")
 CHECKS = os.path.join(ROOT, "docs", "results", "2026-11-25-checks", "raw.tar.xz", "runs")
 _LEFT_OUT = {}

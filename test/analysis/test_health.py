@@ -16,7 +16,7 @@ READING = {"unix_seconds": 1000.0, "pci_bus_id": "00000000:18:00.0", "ecc_mode":
            "retirement_pending": False, "remapped_rows_correctable": 0, "remapped_rows_uncorrectable": 0,
            "remap_pending": False, "remap_failed": False, "remap_banks_none_left": 0, "nvlinks_read": 18,
            "nvlinks_active": 18, "nvlink_crc_by_link": [0] * 18, "nvlink_crc_flit": 0, "nvlink_crc_data": 0, "nvlink_replay": 0, "nvlink_recovery": 0,
-           "pcie_gen": 5, "pcie_width": 16, "pcie_gen_max": 5, "pcie_width_max": 16, "pcie_replays": 0,
+           "pcie_gen": 5, "pcie_width": 16, "pcie_gen_under_load": 5, "pcie_width_under_load": 16, "pcie_gen_max": 5, "pcie_width_max": 16, "pcie_replays": 0,
            "clock_event_names": ["sw_power_cap"], "persistence_mode": True, "driver": "580.95.05",
            "vbios": "96.00.99.00.01"}
 H100 = "NVIDIA H100 80GB HBM3"
@@ -52,6 +52,8 @@ class HealthFindings(unittest.TestCase):
                   [("nvlink_crc_errors", "drain")]),
                  ({"nvlink_replay": 3}, "end.nvlink_replay=3", [("nvlink_replays", "warn")]),
                  ({"pcie_replays": 5}, "end.pcie_replays=5", [("pcie_replays", "warn")]),
+                 ({"pcie_gen_under_load": 3}, "end.pcie_gen_under_load=3", [("pcie_link_degraded", "drain")]),
+                 ({"pcie_width_under_load": 8}, "end.pcie_width_under_load=8", [("pcie_link_degraded", "drain")]),
                  ({"ecc_uncorrected_aggregate": 1}, "end.ecc_uncorrected_aggregate=1",
                   [("ecc_uncorrectable_during_run", "drain")]),
                  ({"clock_event_names": ["hw_slowdown"]}, "clock_event_names=hw_slowdown",
@@ -83,6 +85,11 @@ class HealthFindings(unittest.TestCase):
         self.assertEqual(health.node_findings([(0, alone)]), [])
         linked = {"gpu_name": H100, "gpubench_health": record()}
         self.assertEqual(codes(health.node_findings([(0, linked), (1, alone)])), [("nvlink_inactive", "drain")])
+
+    def test_an_idle_link_below_its_generation_is_not_judged(self):
+        # idle, a link drops its generation to save power: only the reading under load is judged
+        idle = record(end={"pcie_gen": 1, "pcie_gen_under_load": None, "pcie_width_under_load": None})
+        self.assertEqual(health.findings({"gpu_name": H100, "gpubench_health": idle}), [])
 
     def test_a_board_whose_links_are_not_known_is_not_judged_on_them(self):
         board = record(end={"nvlinks_active": 0, "nvlinks_read": 0})
