@@ -78,7 +78,7 @@ class Card:
             self.failed.append({"row": row["name"], "error": row.error, "family": row.family,
                                 "keys": fed.get(row.family, [])})
         self.wrong = [row.get("label") or f"{row.short_name}: wrong results" for row in self.report.rows()
-                      if row.value("wrong_results")]
+                      if row.value("wrong_results") or row.value("wrong_words")]  # SmMap's answers, MemTest's words
         planned = self.context.get("gpubench_rows_planned")
         reported = len({row.full_name for row in self.report.all_rows if not row.aggregate})
         if planned and str(planned).isdigit() and reported < int(planned) and self.report.gpu is None:

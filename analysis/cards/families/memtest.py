@@ -1,0 +1,23 @@
+"""MemTest: a pattern test over the GPU's free memory (own address and random patterns, each with its complement);
+a word read other than written is a wrong result, named in the run's verdict (docs/experiments/memtest.md)."""
+from analysis.model.values import Value, short
+
+FAMILIES = ("MemTest",)
+NOISE = {}  # one pass over the memory, its time set by how much was free: compare leaves it alone
+
+ORDER = 52
+SECTION = "Memory test"
+
+
+def card(report):
+    rows = [r for r in report.rows("MemTest/patterns") if r.value("tested_bytes")]
+    if not rows:
+        yield Value.missing("memory.pattern_test", SECTION, "pattern test of the free memory", "B")
+        return
+    row = max(rows, key=lambda r: r.value("tested_bytes"))
+    tested, wrong = row.value("tested_bytes"), row.value("wrong_words") or 0
+    seconds = float(row["real_time"]) * 1e-9 if row.get("time_unit", "ns") == "ns" else None
+    rate = f", {tested * 8 / seconds / 1e12:.2f} TB/s over its 8 passes" if seconds else ""
+    text = f"{tested / 1e9:.1f} GB tested{rate}: {wrong:.0f} words read wrong"
+    yield Value("memory.pattern_test", SECTION, "pattern test of the free memory", tested, "B", short(row["run_name"]),
+                text + (f" ({row.get('label')})" if wrong else ""), better="info")
