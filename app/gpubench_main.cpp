@@ -18,7 +18,6 @@
 #include "common/detail/process_sampler.h"
 #include "common/detail/run_control.h"
 #include "common/link_turn.h"
-#include "common/pcie_link.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
@@ -37,8 +36,6 @@
 #include <exception>
 #include <fstream>
 #include <future>
-#include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -69,49 +66,13 @@ int gpu_count() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-// Each GPU's health at its first opening, and the Xid events NVML reports from then on (detail/gpu_health.h).
-struct HealthAtStart {
-  nlohmann::ordered_json reading;
-  std::unique_ptr<gpubench::detail::XidWatch> xids;
-};
-std::map<int, HealthAtStart>& health_at_start() {
-  static auto* kept = new std::map<int, HealthAtStart>;  // read at the report's end, never in static destruction
-  return *kept;
-}
-
-// A GPU's health record for the report: its start and end readings, the Xids during the run and in the kernel log, a
-// planted fault over them where GPUBENCH_PLANT_HEALTH names one.
-nlohmann::ordered_json health_record(int device) {
-  nlohmann::ordered_json record = nlohmann::ordered_json::object();
-  auto found = health_at_start().find(device);
-  if (found == health_at_start().end()) return record;
-  record["start"] = found->second.reading;
-  record["end"] = gpubench::detail::read_health(device);
-  // The link as it trained while the HostLink rows copied (idle, a link drops its generation): what is judged.
-  if (const gpubench::PcieLink link = gpubench::pcie_link_under_load(device); link.gen > 0) {
-    record["end"]["pcie_gen_under_load"] = link.gen;
-    record["end"]["pcie_width_under_load"] = link.width;
-  }
-  record["xid_during"] = found->second.xids->seen();
-  std::string log, why;
-  const std::string bus = record["start"].value("pci_bus_id", std::string());
-  record["kernel_log_xids"] = gpubench::detail::read_kernel_log(&log, &why)
-                                  ? gpubench::detail::kernel_log_xids(log, bus)
-                                  : nlohmann::ordered_json{{"unreadable", why}};
-  if (const char* plant = std::getenv(gpubench::detail::kPlantHealthVariable))
-    gpubench::detail::plant_health(record, plant, device);
-  return record;
-}
-
 // Opens `device` and adds its context rows, keys followed by `key_suffix` (/gpu:N in a run over several
 // GPUs): the session's, and the other processes on it, with a warning when there are any. Throws
 // GpuUnavailable when the GPU cannot be used.
 std::string describe_gpu(int device, const std::string& key_suffix) {
   gpubench::GpuSession::select_device(device);
   gpubench::GpuSession::get().add_benchmark_context(key_suffix);
-  if (!health_at_start().count(device))
-    health_at_start().emplace(device, HealthAtStart{gpubench::detail::read_health(device),
-                                                    std::make_unique<gpubench::detail::XidWatch>(device)});
+  gpubench::detail::start_health_watch(device);
   const std::string others = gpubench::app::other_gpu_processes(device);
   if (others != "none")
     std::fprintf(stderr,
@@ -343,7 +304,8 @@ void run_selected(const gpubench::Options& options, const std::vector<std::strin
         std::fprintf(stderr, "gpubench: warning: other processes used GPU %d when the run ended: %s\n", device,
                      others.c_str());
       context[gpubench::kOtherProcessesEndKey + suffix] = others;
-      if (health_at_start().count(device)) context[gpubench::kGpuHealthKey + suffix] = health_record(device);
+      if (auto health = gpubench::detail::health_record(device); !health.empty())
+        context[gpubench::kGpuHealthKey + suffix] = std::move(health);
       if (!sampler) continue;
       const std::string during = gpubench::detail::describe_seen(
           sampler->seen(device), gpubench::detail::rows_started_by_time(), sampler->unavailable());

@@ -1,6 +1,7 @@
 #include "common/detail/gpu_health.h"
 
 #include "common/detail/nvml_device.h"
+#include "common/pcie_link.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -317,6 +319,43 @@ void plant_health(nlohmann::ordered_json& record, const std::string& spec, int g
   }
   record["planted"] = items;
   record["real"] = real;
+}
+
+namespace {
+struct HealthAtStart {
+  nlohmann::ordered_json reading;
+  std::unique_ptr<XidWatch> xids;
+};
+std::map<int, HealthAtStart>& health_at_start() {
+  static auto* kept = new std::map<int, HealthAtStart>;  // read at the report's end, never in static destruction
+  return *kept;
+}
+}  // namespace
+
+void start_health_watch(int cuda_index) {
+  if (!health_at_start().count(cuda_index))
+    health_at_start().emplace(cuda_index,
+                              HealthAtStart{read_health(cuda_index), std::make_unique<XidWatch>(cuda_index)});
+}
+
+nlohmann::ordered_json health_record(int cuda_index) {
+  nlohmann::ordered_json record = nlohmann::ordered_json::object();
+  const auto found = health_at_start().find(cuda_index);
+  if (found == health_at_start().end()) return record;
+  record["start"] = found->second.reading;
+  record["end"] = read_health(cuda_index);
+  // The link as it trained while the HostLink rows copied (idle, a link drops its generation): what is judged.
+  if (const PcieLink link = pcie_link_under_load(cuda_index); link.gen > 0) {
+    record["end"]["pcie_gen_under_load"] = link.gen;
+    record["end"]["pcie_width_under_load"] = link.width;
+  }
+  record["xid_during"] = found->second.xids->seen();
+  std::string log, why;
+  const std::string bus = record["start"].value("pci_bus_id", std::string());
+  record["kernel_log_xids"] =
+      read_kernel_log(&log, &why) ? kernel_log_xids(log, bus) : nlohmann::ordered_json{{"unreadable", why}};
+  if (const char* plant = std::getenv(kPlantHealthVariable)) plant_health(record, plant, cuda_index);
+  return record;
 }
 
 }  // namespace gpubench::detail

@@ -43,6 +43,15 @@ nlohmann::ordered_json kernel_log_xids(const std::string& log_text, const std::s
 // The kernel log as this process may read it (/dev/kmsg, without waiting), or {"unreadable": why} in `why`.
 bool read_kernel_log(std::string* text, std::string* why);
 
+// The health of the GPUs a run opens: a GPU's reading when it is first opened, and its Xid watch from then on
+// (again for an opened GPU: nothing).
+void start_health_watch(int cuda_index);
+
+// A GPU's record for the report ({} where no watch started): its start and end readings (the end's with the PCIe link
+// as HostLink read it under load), the Xids during the run and in the kernel log, a GPUBENCH_PLANT_HEALTH fault over
+// them where one names this GPU.
+nlohmann::ordered_json health_record(int cuda_index);
+
 // Plants `spec` over a GPU's health record {"start", "end", "xid_during", ...} when it names this GPU: "FIELD=VALUE"
 // items, comma-separated, setting FIELD in both readings ("end.FIELD=VALUE": the end reading only, a counter that
 // climbed; "FIELD.N=VALUE": element N of a list, a link's count), "xid=N" an Xid during the run; "@GPU" at the end
