@@ -63,12 +63,11 @@ DeviceBuffer<std::uint64_t> take_free_memory(double share) {
   if (free <= kHeadroomBytes) throw std::runtime_error("less than 1 GiB of the GPU's memory is free");
   std::size_t bytes = static_cast<std::size_t>(static_cast<double>(free - kHeadroomBytes) * share);
   for (int attempt = 0; attempt < 4 && bytes >= (std::size_t{1} << 30); ++attempt, bytes -= std::size_t{1} << 30) {
-    void* probe = nullptr;
-    if (cudaMalloc(&probe, bytes) == cudaSuccess) {
-      GPUBENCH_CUDA(cudaFree(probe));
+    try {
       return DeviceBuffer<std::uint64_t>(bytes / sizeof(std::uint64_t));
+    } catch (const std::exception&) {
+      (void)cudaGetLastError();  // out of memory: a smaller buffer
     }
-    (void)cudaGetLastError();  // out of memory: a smaller buffer
   }
   throw std::runtime_error("the GPU's free memory could not be taken for the test (" + std::to_string(free >> 20) +
                            " MiB free)");
