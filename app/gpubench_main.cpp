@@ -514,9 +514,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!options.list_counters.empty()) return print_counter_catalog(options.list_counters);
-  const gpubench::Preset preset = options.preset == "full"    ? gpubench::Preset::kFull
-                                  : options.preset == "check" ? gpubench::Preset::kCheck
-                                                              : gpubench::Preset::kQuick;
+  const gpubench::Preset preset = gpubench::preset_named(options.preset);
+  if (options.duration_s > 0.0) gpubench::set_preset_duration(options.duration_s);
   const bool quick_times = preset != gpubench::Preset::kFull && !options.min_time_given;
   const gpubench::KnownChip* plan = nullptr;
   if (!options.plan.empty()) {
@@ -556,7 +555,8 @@ int main(int argc, char** argv) {
   gpubench::set_node_peers(options.peers);
   // A node's child: its peers' contexts are made while it opens its own GPU (link_turn.h); the check's shares its
   // links' memory with its peers' processes instead, and makes none.
-  if (devices.size() == 1 && !options.peers.empty() && preset != gpubench::Preset::kCheck)
+  if (devices.size() == 1 && !options.peers.empty() &&
+      (preset == gpubench::Preset::kQuick || preset == gpubench::Preset::kFull))
     gpubench::start_peer_contexts(devices.front(), options.peers);
   mark_setup("CUDA and the driver's GPUs");
   try {
@@ -570,20 +570,17 @@ int main(int argc, char** argv) {
 
   // Asked before the real initialization (listing initializes Google Benchmark in list mode).
   std::vector<std::string> all, selected;
-  const bool check = preset == gpubench::Preset::kCheck;
-  if (!options.help && (!options.list_only || check)) {
-    all = gpubench::app::list_selected(argv[0], "");
-    selected = gpubench::app::list_selected(argv[0], last_filter(argc, argv));
-    if (check) {
-      all = gpubench::app::check_rows(all);
-      selected = gpubench::app::check_rows(selected);
-    }
+  // The check, burn and memtest presets are the rows the families marked for them, whatever else is registered.
+  const bool marked_rows =
+      preset == gpubench::Preset::kCheck || preset == gpubench::Preset::kBurn || preset == gpubench::Preset::kMemtest;
+  if (!options.help && (!options.list_only || marked_rows)) {
+    all = gpubench::app::preset_rows(gpubench::app::list_selected(argv[0], ""), preset);
+    selected = gpubench::app::preset_rows(gpubench::app::list_selected(argv[0], last_filter(argc, argv)), preset);
     mark_setup("selection");
   }
 
   if (!initialize_benchmark(argc, argv, quick_times || gpubench::detail::stopping_rule() != nullptr)) return 2;
-  // The check preset is the rows the families marked for it, whatever else is registered.
-  if (check) benchmark::SetBenchmarkFilter(selected.empty() ? "^$" : gpubench::app::exact_filter(selected));
+  if (marked_rows) benchmark::SetBenchmarkFilter(selected.empty() ? "^$" : gpubench::app::exact_filter(selected));
 
   if (options.list_only) {
     benchmark::RunSpecifiedBenchmarks();

@@ -76,6 +76,15 @@ std::vector<std::string> check_rows(const std::vector<std::string>& names) {
   return kept;
 }
 
+std::vector<std::string> preset_rows(const std::vector<std::string>& names, Preset preset) {
+  if (preset == Preset::kCheck) return check_rows(names);
+  if (preset != Preset::kBurn && preset != Preset::kMemtest) return names;
+  std::vector<std::string> kept;
+  for (const std::string& name : names)
+    if (runs_in_own_preset(name)) kept.push_back(name);
+  return kept;
+}
+
 namespace {
 
 std::string escaped(const std::string& text) {

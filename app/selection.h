@@ -3,6 +3,8 @@
 // alike.
 #pragma once
 
+#include "common/registry.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +23,10 @@ std::vector<std::string> host_only(const std::vector<std::string>& names);
 
 // The names among `names` that the check preset runs (runs_in_check).
 std::vector<std::string> check_rows(const std::vector<std::string>& names);
+
+// The names among `names` that `preset` runs: the check's (check_rows), a long preset's own (burn, memtest: rows
+// marked only_in_preset), or every one (quick, full).
+std::vector<std::string> preset_rows(const std::vector<std::string>& names, Preset preset);
 
 // A Google Benchmark filter (POSIX extended regex) matching exactly these names.
 std::string exact_filter(const std::vector<std::string>& names);

@@ -84,6 +84,8 @@ std::optional<double> RunResult::counter(const std::string& name) const {
   return found->second;
 }
 
+bool run_interrupted() { return detail::interrupted(); }
+
 RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& options) {
   GpuSession& session = GpuSession::get();
   const bool cold = options.cold_l2.value_or(GpuSession::cold_l2());

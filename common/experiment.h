@@ -67,6 +67,9 @@ double untimed_cycles(const Launch& launch, int launches = 5);
 // need not repeat with it. Outside a registered benchmark, `measure` runs every time.
 std::vector<double> once_per_case(const std::function<std::vector<double>()>& measure);
 
+// Whether the run was interrupted (Ctrl-C, SIGTERM, its deadline): a row that loops on its own (the burn) stops.
+bool run_interrupted();
+
 // The GPU this run measures, and the stream every experiment enqueues on.
 const DeviceInfo& device();
 cudaStream_t stream();

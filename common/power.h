@@ -36,6 +36,15 @@ struct PowerSample {
   std::optional<std::uint64_t> thermal_violation_ns;  // time held back by temperature, cumulative
 };
 
+// A second of a long run (the burn preset): power and its reasons, with the clocks and temperatures beside them.
+struct LoadSample {
+  PowerSample power;
+  std::optional<std::uint32_t> sm_mhz;
+  std::optional<std::uint32_t> memory_mhz;
+  std::optional<std::int32_t> temperature_c;         // the GPU die's sensor
+  std::optional<std::int32_t> memory_temperature_c;  // HBM's, where the board reports it
+};
+
 // The window between two samples, in the units rows report.
 struct PowerWindow {
   std::optional<double> power_w;  // energy counter's difference over the window; nothing when too short

@@ -272,6 +272,34 @@ Benchmark* in_check(Benchmark* rows) {
   return rows;
 }
 
+Benchmark* only_in_preset(Benchmark* rows) {
+  const auto found = index_of().find(rows);
+  if (found == index_of().end()) throw std::logic_error("only_in_preset: not a gpubench registration");
+  registration_list()[found->second].own_preset = true;
+  return rows;
+}
+
+bool runs_in_own_preset(const std::string& instance_name) {
+  const Registration* registration = registration_of(instance_name);
+  return registration != nullptr && registration->own_preset;
+}
+
+namespace {
+double g_preset_duration = kDefaultDurationSeconds;
+}  // namespace
+
+void set_preset_duration(double seconds) { g_preset_duration = seconds; }
+double preset_duration() { return g_preset_duration; }
+
+Preset preset_named(const std::string& name) {
+  if (name == "full") return Preset::kFull;
+  if (name == "check") return Preset::kCheck;
+  if (name == "burn") return Preset::kBurn;
+  if (name == "memtest") return Preset::kMemtest;
+  if (name == "quick") return Preset::kQuick;
+  throw std::invalid_argument("no preset '" + name + "'");
+}
+
 namespace {
 std::map<std::string, RowSeries>& series_by_row() {
   static std::map<std::string, RowSeries> series;

@@ -77,6 +77,7 @@ struct Registration {
   std::vector<std::pair<std::string, std::string>> string_axes;  // string_axis()
   bool in_check = false;                                         // the check preset runs all its rows
   std::vector<std::vector<std::int64_t>> check_points;           // or these (add_point's Check::kToo)
+  bool own_preset = false;  // only_in_preset: the rows of a preset of their own (burn, memtest), and only its
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -93,6 +94,9 @@ enum class Check { kNo, kToo };
 Benchmark* add_point(Benchmark* rows, const Point& point, Check check = Check::kNo);
 // Rows without axes that the check preset runs too.
 Benchmark* in_check(Benchmark* rows);
+// Rows that are a long preset's own (registered only when the family is registered for that preset): the burn and
+// memtest presets run only such rows.
+Benchmark* only_in_preset(Benchmark* rows);
 // A string axis of every row of `rows` (a precision, an operation): written into each row's arguments in the
 // JSON ("args": {"precision": "f16_f32"}), so that readers take it as data, never out of the name.
 Benchmark* string_axis(Benchmark* rows, const std::string& axis, const std::string& value);
@@ -115,6 +119,13 @@ std::vector<std::pair<std::string, std::string>> named_args(const std::string& a
 // Whether the check preset runs this row (a Google Benchmark instance name): its registration was marked with
 // in_check, or its arguments are a point added with Check::kToo.
 bool runs_in_check(const std::string& instance_name);
+// Whether this row is one of the preset's own (only_in_preset): the burn and memtest presets run those and no other.
+bool runs_in_own_preset(const std::string& instance_name);
+
+// How long each row of the burn and memtest presets runs (--gpubench_duration; default kDefaultDurationSeconds).
+inline constexpr double kDefaultDurationSeconds = 120.0;
+void set_preset_duration(double seconds);
+double preset_duration();
 
 // A row whose result was verified and found wrong ("wrong result from SM 17 in the FP32 FMA map"): said at the end
 // of the run, and gpubench exits 8 (a wrong answer is a fault of its own, apart from slow or failed).
@@ -130,7 +141,11 @@ int failed_benchmarks();
 std::int64_t arg(const benchmark::State& state, const std::string& name);
 
 // kCheck: the rows the families mark for the node check (add_point's Check::kToo, in_check), at their quick points.
-enum class Preset { kQuick, kFull, kCheck };
+// kBurn and kMemtest: an administrator's long presets (every GPU under load, the memory test repeated), their rows
+// registered for them alone (only_in_preset) and run for preset_duration().
+enum class Preset { kQuick, kFull, kCheck, kBurn, kMemtest };
+// The preset of a --gpubench_preset word (quick, full, check, burn, memtest).
+Preset preset_named(const std::string& name);
 
 // Handed to each family's registration function, once per GPU of the run. With several GPUs every
 // GPU row's name (and family) ends in /gpu:N; a family of host rows only registers once, unsuffixed.

@@ -6,9 +6,20 @@ renders it.
 A run whose GPU another process used (at its start, during it or at its end) is `busy`: its values are not judged. A
 value no layer has a limit for is not judged; a value a layer expects and the run lacks makes the run incomplete.
 """
+from analysis.cards import families
 from analysis.cards.card import Card
 from analysis.verdict import health as health_state, layers, wording
 from analysis.verdict.table import ABNORMAL, BUSY, INCOMPLETE, NAME_OF, NO_LIMITS, NORMAL, WRONG, summary, worst
+
+
+# Presets whose rows are judged by their own rules and their node's (the burn, the memory test repeated): no SKU limit
+# lists their values, and their own and node checks decide.
+LONG_PRESETS = ("burn", "memtest")
+
+
+def family_findings(report):
+    """Findings of the families that judge more than values (the burn's clock events): [{"code", "action", "text"}]."""
+    return [f for module in families.modules() if hasattr(module, "findings") for f in module.findings(report)]
 
 
 def outside(result):
@@ -73,8 +84,9 @@ def decide_values(result, failed_rows=(), subset=False, filtered=None, wrong=(),
                 "missing": len(missing), "reasons": [_reason(c) for c in bad]}
     counts = ", ".join(f"{len(by_layer[layer])} {layer}" for layer in ("architecture", "sku", "node", "own")
                        if layer in by_layer)
-    limited = [c for c in judged if c["layer"] in ("architecture", "sku")]
-    if not entries:
+    deciding = ("architecture", "sku") + (("own", "node") if result.get("preset") in LONG_PRESETS else ())
+    limited = [c for c in judged if c["layer"] in deciding]
+    if not entries and not limited:
         return {"status": NO_LIMITS, "code": "no_layer", "counts": counts, "node": len(by_layer.get("node", [])),
                 "reasons": []}
     names = " and ".join(entry["name"] for entry in entries)
@@ -109,7 +121,7 @@ def give(card, subset=False):
     keeps, with the code and reasons)."""
     c = card.context
     verdict = decide(card.checks, card.failed, subset, c.get("gpubench_filter"), card.wrong, card.cut_short,
-                     layers.busy_text(c), health_state.findings(c))
+                     layers.busy_text(c), health_state.findings(c) + family_findings(card.report))
     card.judged = (verdict["status"], wording.line(verdict))
     card.verdict = summary(*card.judged, code=verdict["code"], reasons=verdict["reasons"],
                            **({"warnings": verdict["warnings"]} if "warnings" in verdict else {}))

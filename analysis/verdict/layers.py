@@ -89,7 +89,7 @@ def check(values, context, limits, preset=None):
     {"layers": [{"layer", "key", "name"}], "checks", "missing", "other_method", "not_in_preset", "unlisted"}.
     checks: key, label, value, unit, better, low, high, source, inside (None: informational), layer."""
     result = {"layers": [], "checks": own_checks(values), "missing": [], "other_method": [], "not_in_preset": 0,
-              "unlisted": None}
+              "unlisted": None, "preset": preset}
     missing = {}
     for layer, entry in layer_entries(context, limits):
         checks, lacking, other, not_in_preset, unlisted = check_layer(layer, entry, values, preset)
@@ -151,8 +151,10 @@ def node_checks(cards, limits):
                 others = [table[g][key]["value"] for g, _ in same if g != gpu and key in table[g]]
                 if not others:
                     continue
-                tolerance = limit_table.peer_tolerance(board_spread(key, card.context, limits) or 0.0,
-                                                       v.get("spread") or 0.0, seen_range(key, card.context, limits))
+                # A family may state its own (the burn's rate: gpu-fryer's 10%); otherwise the calibrated rule's.
+                tolerance = v.get("node_tolerance") or limit_table.peer_tolerance(
+                    board_spread(key, card.context, limits) or 0.0, v.get("spread") or 0.0,
+                    seen_range(key, card.context, limits))
                 # Outside only where proven: beyond the tolerance by more than the value's own uncertainty.
                 guard = limit_table.guard(v) / abs(v["value"]) if v["value"] else 0.0
                 inside, ref, off = limit_table.against_peers(v["value"], others, better, tolerance + guard)

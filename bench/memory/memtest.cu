@@ -3,6 +3,7 @@
 // speed. A mismatch is a wrong result, named with the GPU, the byte offset and device address, and the bits that
 // differ (docs/experiments/memtest.md).
 #include "common/counter_catalog.h"
+#include "common/cuda_check.h"
 #include "common/device_memory.h"
 #include "common/experiment.h"
 #include "common/registry.h"
@@ -10,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -79,7 +81,35 @@ std::string hex(std::uint64_t value) {
   return text;
 }
 
-void memtest_rows(benchmark::State& state) {
+// The memtest preset's row: rounds of the test (a new seed each) for the preset's duration, mismatches summed.
+long long memtest_for_duration(benchmark::State& state, DeviceBuffer<std::uint64_t>& words,
+                               kernels::MemtestErrors* errors, int blocks, long long flip_index, int flip_bit) {
+  cudaEvent_t start = nullptr, end = nullptr;
+  GPUBENCH_CUDA(cudaEventCreate(&start));
+  GPUBENCH_CUDA(cudaEventCreate(&end));
+  long long rounds = 0;
+  const auto began = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(); };
+  for (auto _ : state) {
+    GPUBENCH_CUDA(cudaEventRecord(start, stream()));
+    for (; rounds == 0 || (elapsed() < preset_duration() && !run_interrupted()); ++rounds) {
+      kernels::queue_memtest(words.data(), words.size(), kSeed + static_cast<std::uint64_t>(rounds), blocks, stream(),
+                             errors, rounds == 0 ? flip_index : -1, flip_bit, rounds > 0);
+      GPUBENCH_CUDA_LAUNCHED();
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
+    }
+    GPUBENCH_CUDA(cudaEventRecord(end, stream()));
+    GPUBENCH_CUDA(cudaEventSynchronize(end));
+    float ms = 0;
+    GPUBENCH_CUDA(cudaEventElapsedTime(&ms, start, end));
+    state.SetIterationTime(ms * 1e-3);
+  }
+  GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(start));
+  GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(end));
+  return rounds;
+}
+
+void memtest_rows(benchmark::State& state, bool for_duration) {
   const double share = static_cast<double>(arg(state, "percent_free")) / 100.0;
   const std::optional<PlantedFlip> flip = planted_flip();
   DeviceBuffer<std::uint64_t> words = take_free_memory(share);
@@ -87,20 +117,26 @@ void memtest_rows(benchmark::State& state) {
   const long long flip_index =
       flip && flip->offset / sizeof(std::uint64_t) < words.size() ? static_cast<long long>(flip->offset / 8) : -1;
   const int blocks = device().sm_count * kBlocksPerSm;
-  RunOptions options;
-  options.stamps_cycles = false;
-  options.cold_l2 = false;  // the buffer is hundreds of times the L2: a scrub would add nothing but time
-  run(
-      state,
-      [&](cudaStream_t s, Clocks) {
-        kernels::queue_memtest(words.data(), words.size(), kSeed, blocks, s, errors.data(), flip_index,
-                               flip ? flip->bit : 0);
-        GPUBENCH_CUDA_LAUNCHED();
-      },
-      options);
-  const kernels::MemtestErrors found = errors.download(stream()).front();  // the last pass over the memory
-  state.SetBytesProcessed(static_cast<std::int64_t>(words.bytes()) * kPasses * state.iterations());
+  long long rounds = 1;
+  if (for_duration) {
+    rounds = memtest_for_duration(state, words, errors.data(), blocks, flip_index, flip ? flip->bit : 0);
+  } else {
+    RunOptions options;
+    options.stamps_cycles = false;
+    options.cold_l2 = false;  // the buffer is hundreds of times the L2: a scrub would add nothing but time
+    run(
+        state,
+        [&](cudaStream_t s, Clocks) {
+          kernels::queue_memtest(words.data(), words.size(), kSeed, blocks, s, errors.data(), flip_index,
+                                 flip ? flip->bit : 0);
+          GPUBENCH_CUDA_LAUNCHED();
+        },
+        options);
+  }
+  const kernels::MemtestErrors found = errors.download(stream()).front();  // the last pass, or every round's
+  state.SetBytesProcessed(static_cast<std::int64_t>(words.bytes()) * kPasses * rounds * state.iterations());
   state.counters["tested_bytes"] = static_cast<double>(words.bytes());
+  state.counters["memtest_rounds"] = static_cast<double>(rounds);
   state.counters["wrong_words"] = static_cast<double>(found.count);
   if (found.count == 0) return;
   const std::size_t offset = found.index[0] * sizeof(std::uint64_t);
@@ -116,13 +152,21 @@ void memtest_rows(benchmark::State& state) {
 }
 
 GPUBENCH_FAMILY(MemTest) {
-  Benchmark* rows = in_check(family.gpu("MemTest/patterns", {"percent_free"}, memtest_rows));
+  // The memtest preset repeats the test for its duration (an administrator's); every other preset runs it once.
+  const bool for_duration = family.preset() == Preset::kMemtest;
+  Benchmark* rows = in_check(family.gpu("MemTest/patterns", {"percent_free"}, [for_duration](benchmark::State& state) {
+    memtest_rows(state, for_duration);
+  }));
+  if (for_duration) only_in_preset(rows);
   add_point(rows, {{"percent_free", 100}})->Iterations(1);
 }
 
 GPUBENCH_COUNTERS(MemTest,
                   {"tested_bytes", "bytes", CounterKind::kFixed,
                    "bytes of the GPU's memory the pattern test wrote and read (its free memory less 1 GiB)"},
+                  {"memtest_rounds", "rounds", CounterKind::kMeasured,
+                   "rounds of the test (8 passes each, a new seed each): 1, or as many as the memtest preset's "
+                   "duration holds"},
                   {"wrong_words", "words", CounterKind::kMeasured,
                    "words that read other than written (the first named in the row's label)"});
 

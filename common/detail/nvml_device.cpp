@@ -79,6 +79,37 @@ PowerSample NvmlDevice::sample() const {
   return s;
 }
 
+LoadSample NvmlDevice::load_sample() const {
+  LoadSample s;
+  s.power = sample();
+  if (handle_ == nullptr) return s;
+  const auto device = static_cast<nvmlDevice_t>(handle_);
+  unsigned int mhz = 0;
+  if (nvmlDeviceGetClockInfo(device, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS) s.sm_mhz = mhz;
+  if (nvmlDeviceGetClockInfo(device, NVML_CLOCK_MEM, &mhz) == NVML_SUCCESS) s.memory_mhz = mhz;
+  nvmlTemperature_t temperature{};
+  temperature.version = nvmlTemperature_v1;
+  temperature.sensorType = NVML_TEMPERATURE_GPU;
+  if (nvmlDeviceGetTemperatureV(device, &temperature) == NVML_SUCCESS) s.temperature_c = temperature.temperature;
+  nvmlFieldValue_t field{};
+  field.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+  if (nvmlDeviceGetFieldValues(device, 1, &field) == NVML_SUCCESS && field.nvmlReturn == NVML_SUCCESS) {
+    switch (field.valueType) {
+      case NVML_VALUE_TYPE_UNSIGNED_INT: s.memory_temperature_c = static_cast<std::int32_t>(field.value.uiVal); break;
+      case NVML_VALUE_TYPE_SIGNED_INT: s.memory_temperature_c = field.value.siVal; break;
+      case NVML_VALUE_TYPE_UNSIGNED_LONG: s.memory_temperature_c = static_cast<std::int32_t>(field.value.ulVal); break;
+      case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+        s.memory_temperature_c = static_cast<std::int32_t>(field.value.ullVal);
+        break;
+      case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+        s.memory_temperature_c = static_cast<std::int32_t>(field.value.sllVal);
+        break;
+      default: break;
+    }
+  }
+  return s;
+}
+
 #else
 
 void* nvml_handle_of(int, std::string* why) {
@@ -95,6 +126,12 @@ NvmlDevice::~NvmlDevice() = default;
 PowerSample NvmlDevice::sample() const {
   PowerSample s;
   s.host_seconds = now_seconds();
+  return s;
+}
+
+LoadSample NvmlDevice::load_sample() const {
+  LoadSample s;
+  s.power = sample();
   return s;
 }
 

@@ -26,6 +26,8 @@ class NvmlDevice {
   const std::optional<std::string>& unavailable() const { return why_; }
   // A reading now; fields the board refuses stay empty. Only when available.
   PowerSample sample() const;
+  // sample() with the SM and memory clocks and the GPU's and memory's temperatures.
+  LoadSample load_sample() const;
 
  private:
   void* handle_ = nullptr;  // nvmlDevice_t

@@ -64,8 +64,8 @@ std::vector<int> DeviceChoice::resolve(int device_count) const {
 namespace {
 
 std::string parse_preset(const std::string& text, const std::string& source) {
-  if (text == "quick" || text == "full" || text == "check") return text;
-  throw std::invalid_argument(source + " must be quick, full or check, got '" + text + "'");
+  if (text == "quick" || text == "full" || text == "check" || text == "burn" || text == "memtest") return text;
+  throw std::invalid_argument(source + " must be quick, full, check, burn or memtest, got '" + text + "'");
 }
 
 // --name, --name=true/1/yes: true; --name=false/0/no: false; anything else is an error. nullopt-like:
@@ -235,6 +235,12 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
         options.verdict = flag == 1;
       } else if (value_of(arg, "--gpubench_deadline", value)) {
         options.deadline_s = parse_deadline(value, "--gpubench_deadline");
+      } else if (value_of(arg, "--gpubench_duration", value)) {
+        char* end = nullptr;
+        options.duration_s = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0' || !(options.duration_s >= 5.0 && options.duration_s <= 86400.0))
+          throw std::invalid_argument("--gpubench_duration=" + value +
+                                      ": give the seconds each burn or memtest row runs (5-86400)");
       } else if (value_of(arg, "--gpubench_peers", value)) {
         const DeviceChoice peers = parse_device_choice(value, "--gpubench_peers");
         if (peers.all) throw std::invalid_argument("--gpubench_peers=" + value + ": give GPU indices (N or N,M)");
@@ -262,6 +268,8 @@ Options parse_options(int& argc, char** argv, const char* env_device, const char
     throw std::invalid_argument("--gpubench_verdict needs --benchmark_out=FILE (the verdict is read from the JSON)");
   if (options.verdict && options.out_format != "json")
     throw std::invalid_argument("--gpubench_verdict needs --benchmark_out_format=json (the verdict is read from it)");
+  if (options.duration_s > 0.0 && options.preset != "burn" && options.preset != "memtest")
+    throw std::invalid_argument("--gpubench_duration is the burn or memtest preset's time (--gpubench_preset=burn)");
   if (options.verdict && options.card == "none")
     throw std::invalid_argument("--gpubench_verdict needs the card (it is built from the card's values)");
   if (options.precision > 0.0 && options.min_time_given)
@@ -275,8 +283,12 @@ std::string options_usage() {
          "gpubench flags:\n"
          "  --gpubench_preset=P       quick (default: every family at the points that carry its answer),\n"
          "                            full (every sweep) or check (the node check: the values the SKU\n"
-         "                            verdict needs and a map of every SM, results verified);\n"
+         "                            verdict needs and a map of every SM, results verified); for\n"
+         "                            administrators, burn (every GPU under tensor-core GEMM and memory\n"
+         "                            traffic, answers verified, clocks, power and temperature each\n"
+         "                            second) or memtest (the memory pattern test repeated);\n"
          "                            environment: GPUBENCH_PRESET\n"
+         "  --gpubench_duration=S     how long the burn or memtest preset runs each GPU (default 120)\n"
          "  --gpubench_precision=PCT  each GPU row samples launches until the 95% confidence interval of\n"
          "                            its mean is within PCT percent (default 0.5, the check 1; at least\n"
          "                            20 launches and 0.08 s of them, at most 0.2 s; full 0.1 and 0.3 s;\n"

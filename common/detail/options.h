@@ -23,7 +23,8 @@ struct Options {
   std::string list_counters;        // --gpubench_list_counters[=text|markdown|json]: "" when not asked
   bool cold_l2 = false;             // --gpubench_cold_l2: empty L2 before every launch
   bool verdict = false;             // --gpubench_verdict: check against the SKU, measure outside values again
-  std::string preset = "quick";     // --gpubench_preset=quick|full|check, or GPUBENCH_PRESET
+  std::string preset = "quick";     // --gpubench_preset=quick|full|check|burn|memtest, or GPUBENCH_PRESET
+  double duration_s = 0.0;          // --gpubench_duration=S: each burn or memtest row's time; 0: the default
   std::string card;                 // --gpubench_card=PREFIX: card files; "none": no card; "": beside --benchmark_out
   std::string python;               // --gpubench_python=PATH, or GPUBENCH_PYTHON: the Python that builds the card
   std::string out;                  // --benchmark_out=FILE, seen (not consumed)

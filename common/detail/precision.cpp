@@ -27,6 +27,9 @@ constexpr PresetRule kPresetRules[] = {
     {"quick", {0.005, 20, 0.2, 0.08}},
     {"full", {0.005, 20, 0.3, 0.1}},
     {"check", {0.01, 20, 0.15, 0.05}},
+    // The long presets' rows time themselves (preset_duration); their rule only bounds a row that does not.
+    {"burn", {0.01, 20, 0.15, 0.05}},
+    {"memtest", {0.01, 20, 0.15, 0.05}},
 };
 
 const StoppingRule* g_rule = nullptr;

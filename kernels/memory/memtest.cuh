@@ -65,11 +65,13 @@ static __global__ void memtest_flip(std::uint64_t* words, std::size_t index, int
 
 // The whole test, queued on `stream`: for each pattern (own address, then random), fill, check and write the
 // complement, check the complement. Eight passes over the buffer: each word written four times and read four times.
-// `flip_index` >= 0 plants a flipped bit (`flip_bit`) after the first fill. `errors` is cleared first.
+// `flip_index` >= 0 plants a flipped bit (`flip_bit`) after the first fill. `errors` is cleared first unless
+// `keep_errors` (rounds of a long test add up).
 inline void queue_memtest(std::uint64_t* words, std::size_t count, std::uint64_t seed, int blocks, cudaStream_t stream,
-                          MemtestErrors* errors, long long flip_index = -1, int flip_bit = 0) {
+                          MemtestErrors* errors, long long flip_index = -1, int flip_bit = 0,
+                          bool keep_errors = false) {
   constexpr int kThreads = 256;
-  cudaMemsetAsync(errors, 0, sizeof(MemtestErrors), stream);
+  if (!keep_errors) cudaMemsetAsync(errors, 0, sizeof(MemtestErrors), stream);
   for (int pattern : {kOwnAddress, kRandom}) {
     memtest_fill<<<blocks, kThreads, 0, stream>>>(words, count, seed, pattern);
     if (flip_index >= 0 && pattern == kOwnAddress)
