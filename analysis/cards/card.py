@@ -78,7 +78,8 @@ class Card:
             self.failed.append({"row": row["name"], "error": row.error, "family": row.family,
                                 "keys": fed.get(row.family, [])})
         self.wrong = [row.get("label") or f"{row.short_name}: wrong results" for row in self.report.rows()
-                      if row.value("wrong_results") or row.value("wrong_words")]  # SmMap's answers, MemTest's words
+                      if row.value("wrong_results") or row.value("wrong_words") or row.value("wrong_elements")]
+        # SmMap's answers, MemTest's words, the burn's GEMM elements
         planned = self.context.get("gpubench_rows_planned")
         reported = len({row.full_name for row in self.report.all_rows if not row.aggregate})
         if planned and str(planned).isdigit() and reported < int(planned) and self.report.gpu is None:
@@ -170,11 +171,15 @@ class Card:
         incomplete = {key for f in self.failed for key in f["keys"]}
         # The check preset's card leaves out of its text the values that preset never sets out to measure (those its
         # limits do not expect of it; with no limits, those of families with no row in the run); the JSON keeps them.
+        # The burn and memtest presets' cards likewise show only their families' values.
         ran = {row.family for row in self.report.all_rows}
-        expected = self.expected
-        asked = {v["key"] for v in self.values if v["value"] is not None or v.get("text")
-                 or self.context.get("gpubench_preset") != "check"
-                 or (v["key"] in expected if expected else ran & set(self.families_of.get(v["key"], ())))}
+        preset = self.context.get("gpubench_preset")
+        expected = self.expected if preset == "check" else set()
+        if preset in ("burn", "memtest"):
+            asked = {v["key"] for v in self.values if ran & set(self.families_of.get(v["key"], ()))}
+        else:
+            asked = {v["key"] for v in self.values if v["value"] is not None or v.get("text") or preset != "check"
+                     or (v["key"] in expected if expected else ran & set(self.families_of.get(v["key"], ())))}
         for section in sections:
             # ns and rates are in their sibling's text; the JSON keeps them as values of their own.
             entries = [v for v in self.values if v["section"] == section and v["key"] in asked

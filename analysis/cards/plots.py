@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script: the package is the folder abov
 from analysis.model import cli  # noqa: E402
 from analysis.model import levels  # noqa: E402
 from analysis.cards.families import cache_bandwidth, memory_parallelism, memory_parallelism_cpu  # noqa: E402
-from analysis.cards.families import pointer_chase, stream  # noqa: E402
+from analysis.cards.families import burn, pointer_chase, stream  # noqa: E402
 from analysis.model.values import mean_rows  # noqa: E402
 
 SERIES = [  # family, stride filter, label
@@ -173,8 +173,58 @@ def bandwidth_figure(plt, report, device, output):
                   "working set (bytes, all SMs)", "TB/s read", f"Read bandwidth by working set: {device}", legend_size=8)
 
 
+def burn_figure(plt, report, device, output):
+    """The burn's seconds: GEMM rate and memory-test rate, SM clock, power against its limit, GPU and HBM temperature;
+    the seconds the hardware held the clocks (HW slowdown, thermal, power brake) shaded red, SW thermal orange."""
+    row = burn.burn_row(report)
+    data = burn.series(row)
+    at = data.get("burn_at_s") or []
+    if not at:
+        return False
+    figure, axes = plt.subplots(4, 1, figsize=(8, 9), sharex=True)
+    panels = ((axes[0], (("gemm_tflops", "FP16 GEMM (TFLOP/s)"),), "TFLOP/s"),
+              (axes[1], (("nvml_sm_mhz", "SM clock"), ("nvml_memory_mhz", "memory clock")), "MHz"),
+              (axes[2], (("power_w", "board power"),), "W"),
+              (axes[3], (("temperature_c", "GPU"), ("memory_temperature_c", "HBM")), "C"))
+    for panel, lines, unit in panels:
+        for key, label in lines:
+            values = data.get(key) or []
+            if any(values):
+                panel.plot(at[:len(values)], values, label=label, linewidth=1.2)
+        panel.set_ylabel(unit)
+        panel.grid(True, linewidth=0.3)
+        if unit in ("TFLOP/s", "W"):
+            panel.set_ylim(bottom=0)  # a rate's wobble drawn at its scale
+    memory = data.get("memory_gbs") or []
+    if any(memory):
+        twin = axes[0].twinx()
+        twin.plot(at[:len(memory)], memory, color="tab:green", linewidth=1.0, label="memory test (GB/s)")
+        twin.set_ylabel("GB/s")
+        twin.set_ylim(bottom=0)
+        twin.legend(fontsize=8, loc="lower right")
+    limit = row.value("power_limit_w")
+    if limit:
+        axes[2].axhline(limit, color="grey", linestyle="--", linewidth=0.8, label=f"limit {limit:.0f} W")
+    for t, bits in zip(at, data.get("clock_reasons") or []):
+        bits = int(bits or 0)
+        color = "red" if bits & 0xC8 else "orange" if bits & 0x20 else None
+        if color:
+            for panel in axes:
+                panel.axvspan(t - 1, t, color=color, alpha=0.15, linewidth=0)
+    events = "; ".join(f"{words} from {first:.0f} s ({held} s)" for _, words, _, first, held in burn.clock_events(row))
+    axes[0].set_title(f"{device}: burn, {row.value('burn_s') or 0:.0f} s"
+                      + (f"\nclocks held by: {events}" if events else ""), fontsize=9)
+    for panel in axes:
+        panel.legend(fontsize=8, loc="lower left")
+    axes[3].set_xlabel("seconds into the burn")
+    figure.tight_layout()
+    figure.savefig(output, dpi=110)
+    return True
+
+
 FIGURES = ((latency_figure, "-latency.png"), (carveout_figure, "-carveout.png"),
-           (parallelism_figure, "-parallelism.png"), (mlp_figure, "-mlp.png"), (bandwidth_figure, "-bandwidth.png"))
+           (parallelism_figure, "-parallelism.png"), (mlp_figure, "-mlp.png"), (bandwidth_figure, "-bandwidth.png"),
+           (burn_figure, "-burn.png"))
 
 
 def main():

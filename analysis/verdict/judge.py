@@ -107,7 +107,7 @@ def decide_values(result, failed_rows=(), subset=False, filtered=None, wrong=(),
             "informational": len(result["checks"]) - len(judged), "counts": counts,
             "other_method": len(result["other_method"]), "missing": len(missing),
             "not_in_preset": result.get("not_in_preset"), "unlisted": result.get("unlisted"),
-            "checks": result["checks"], "reasons": []}
+            "preset": result.get("preset"), "checks": result["checks"], "reasons": []}
 
 
 def judge(result, failed_rows=(), subset=False, filtered=None, wrong=(), cut_short=None, busy=None, health=()):

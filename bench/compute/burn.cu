@@ -397,6 +397,12 @@ void burn_row(benchmark::State& state) {
   if (watch.unavailable()) state.SetLabel("no clocks, power or temperatures: " + *watch.unavailable());
 
   const std::string gpu = "GPU " + std::to_string(device().index);
+  std::string wrong;  // the row's label: what the card and the verdict name
+  const auto say_wrong = [&](const std::string& what) {
+    report_wrong_result(what);
+    wrong += (wrong.empty() ? "" : "; ") + what;
+    state.SetLabel(wrong);
+  };
   if (gemm_found.count > 0) {
     const std::uint64_t index = gemm_found.index[0];
     std::string what = "wrong GEMM answer on " + gpu + " during the burn: " + std::to_string(gemm_found.count) +
@@ -407,11 +413,11 @@ void burn_row(benchmark::State& state) {
                        "), expected " + std::to_string(as_float(gemm_found.expected[0])) + " (" +
                        hex(gemm_found.expected[0]) + ")";
     if (planted) what += " [planted: GPUBENCH_PLANT_BURN]";
-    report_wrong_result(what);
+    say_wrong(what);
   }
   if (memory_found.count > 0) {
     const std::size_t offset = memory_found.index[0] * sizeof(std::uint64_t);
-    report_wrong_result("wrong memory on " + gpu + " during the burn: " + std::to_string(memory_found.count) +
+    say_wrong("wrong memory on " + gpu + " during the burn: " + std::to_string(memory_found.count) +
                         " word(s) read other than written, first seen by " +
                         std::to_string(static_cast<int>(first_memory_wrong_s.value_or(0))) + " s; byte " + hex(offset) +
                         " of the burn's buffer (device address " +
