@@ -924,15 +924,22 @@ NodeResult run_node(const NodeRun& node) {
   std::string listed;
   for (int gpu : node.gpus) listed += (listed.empty() ? "" : ",") + std::to_string(gpu);
   merged["context"]["gpubench_devices"] = listed;
-  merged["context"]["gpubench_node"] =
-      "every GPU at once, each then measuring its share of the NVLink pairs (both ways), taking turns";
+  bool links_measured = false;
   for (const auto& row : merged["benchmarks"]) {
     ++result.rows;
+    links_measured = links_measured || row.value("name", std::string()).rfind("Peer/", 0) == 0;
     if (row.value("error_occurred", false) && row.value("error_message", std::string()).rfind("skipped: ", 0) != 0)
       ++result.failed;
-    if (row.contains("wrong_results") && row["wrong_results"].is_number() && row["wrong_results"].get<double>() > 0)
-      result.wrong.push_back(row.value("label", row.value("name", std::string())));
+    // A verified answer read wrong: the SM map's results, the memory test's words, the burn's GEMM elements.
+    for (const char* wrong : {"wrong_results", "wrong_words", "wrong_elements"})
+      if (row.contains(wrong) && row[wrong].is_number() && row[wrong].get<double>() > 0) {
+        result.wrong.push_back(row.value("label", row.value("name", std::string())));
+        break;
+      }
   }
+  merged["context"]["gpubench_node"] =
+      links_measured ? "every GPU at once, each then measuring its share of the NVLink pairs (both ways), taking turns"
+                     : "every GPU at once";
   std::ofstream out(node.out);
   out << merged.dump(2) << '\n';
   if (!out) {

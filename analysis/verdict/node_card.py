@@ -27,11 +27,12 @@ def node_markdown(report, built, link_values, link_findings, node_line):
             out = [x for x in (c.checks or {}).get("checks", []) if x["key"] == key and x["inside"] is False]
             text = f"{v['value'] * scale:.4g}"
             cells.append(f"**{text} !** ({', '.join(sorted({x['layer'] for x in out}))})" if out else text)
-        lines.append(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
+        if any(cell != "-" for cell in cells):  # a value no GPU of this preset measured is left out
+            lines.append(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
     if all(c.judged for _, c in built):
         lines.append("| verdict | " + " | ".join(f"**{NAME_OF[c.judged[0]]}**" for _, c in built) + " |")
     lines += [""] + links.matrix_markdown(link_values)
-    if link_values and node_line:
+    if node_line:
         lines += ["## Verdicts", ""] + [f"- GPU {g}: {c.judged[1]}" for g, c in built] + \
                  [f"- {links.render(f)}" for f in link_findings] + [f"- **node: {node_line}**"]
     return "\n".join(lines) + "\n"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The contract between the analysis and the binary: every row, argument and counter an analysis module reads
-by a literal string exists in the full preset's listing (`gpubench --gpubench_preset=full
+by a literal string exists in the full, burn or memtest preset's listing (`gpubench --gpubench_preset=full
 --benchmark_list_tests`) and the counter catalog (`--gpubench_list_counters=json`). A typo fails here instead of
 reading "not measured". Rows that only older runs carry are named by their module's LEGACY (a family, or a
 registered name)."""
@@ -29,9 +29,11 @@ ROW_VARIABLES = {"row", "r", "best", "sweep", "zero", "random_row", "fastest", "
 
 
 def listing():
-    """{registered name: set of argument names} of the full preset, and the catalog's counter names."""
-    out = subprocess.run([GPUBENCH, "--gpubench_preset=full", "--benchmark_list_tests"], capture_output=True,
-                         text=True, check=True).stdout
+    """{registered name: set of argument names} of the full preset and the long presets' own rows (burn, memtest),
+    and the catalog's counter names."""
+    out = "".join(subprocess.run([GPUBENCH, f"--gpubench_preset={preset}", "--benchmark_list_tests"],
+                                 capture_output=True, text=True, check=True).stdout
+                  for preset in ("full", "burn", "memtest"))
     registered = {}
     for line in out.splitlines():
         name, args, _ = report_model.parse_name(line.strip())

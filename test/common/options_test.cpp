@@ -177,6 +177,27 @@ TEST(Options, PresetIsQuickUnlessFullOrCheckIsAsked) {
   EXPECT_EQ(parse_options(f.argc, f.pointers.data(), nullptr).preset, "check");
 }
 
+TEST(Options, TheLongPresetsTakeADurationAndNoOtherPresetDoes) {
+  Argv a({"gpubench", "--gpubench_preset=burn"});
+  const Options burn = parse_options(a.argc, a.pointers.data(), nullptr);
+  EXPECT_EQ(burn.preset, "burn");
+  EXPECT_EQ(burn.duration_s, 0.0);  // the registry's default (120 s)
+  Argv b({"gpubench", "--gpubench_preset=memtest", "--gpubench_duration=30"});
+  EXPECT_EQ(parse_options(b.argc, b.pointers.data(), nullptr).duration_s, 30.0);
+  for (const char* bad :
+       {"--gpubench_duration=4", "--gpubench_duration=abc", "--gpubench_duration=", "--gpubench_duration=1e9"}) {
+    Argv c({"gpubench", "--gpubench_preset=burn", bad});
+    EXPECT_THROW(parse_options(c.argc, c.pointers.data(), nullptr), std::invalid_argument) << bad;
+  }
+  Argv d({"gpubench", "--gpubench_preset=check", "--gpubench_duration=30"});
+  try {
+    parse_options(d.argc, d.pointers.data(), nullptr);
+    FAIL() << "a duration without a long preset was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("burn or memtest preset"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Options, CardPrefixAndTheOutputFlagsAreSeen) {
   Argv a({"gpubench", "--gpubench_card=results/card", "--benchmark_out=run.json", "--benchmark_format=json"});
   const Options o = parse_options(a.argc, a.pointers.data(), nullptr);

@@ -62,6 +62,20 @@ TEST(Registry, TheCheckPresetRunsTheMarkedPointsAndRowsOnly) {
   EXPECT_EQ(named_args("bytes:4096/min_time:0.020/manual_time"), expected);
 }
 
+TEST(Registry, ALongPresetRunsItsOwnRowsOnlyAndPresetsAreNamedByTheirWord) {
+  const Family family("RegistryLong", Preset::kBurn);
+  only_in_preset(family.gpu("RegistryLong/own", {}, no_op));
+  family.gpu("RegistryLong/other", {}, no_op);
+  EXPECT_TRUE(runs_in_own_preset("RegistryLong/own/iterations:1/manual_time"));
+  EXPECT_FALSE(runs_in_own_preset("RegistryLong/other/manual_time"));
+  EXPECT_FALSE(runs_in_own_preset("NoSuchFamily/rows/manual_time"));
+  EXPECT_EQ(preset_named("burn"), Preset::kBurn);
+  EXPECT_EQ(preset_named("memtest"), Preset::kMemtest);
+  EXPECT_EQ(preset_named("check"), Preset::kCheck);
+  EXPECT_THROW(preset_named("fast"), std::invalid_argument);
+  EXPECT_EQ(preset_duration(), kDefaultDurationSeconds);
+}
+
 TEST(Registry, ProductOrdersItsPointsAsGoogleBenchmarksArgsProduct) {
   const std::vector<Point> points = product({{"ilp", {1, 4}}, {"warps", {8, 32}}});
   const std::vector<Point> expected = {
