@@ -418,11 +418,10 @@ void burn_row(benchmark::State& state) {
   if (memory_found.count > 0) {
     const std::size_t offset = memory_found.index[0] * sizeof(std::uint64_t);
     say_wrong("wrong memory on " + gpu + " during the burn: " + std::to_string(memory_found.count) +
-                        " word(s) read other than written, first seen by " +
-                        std::to_string(static_cast<int>(first_memory_wrong_s.value_or(0))) + " s; byte " + hex(offset) +
-                        " of the burn's buffer (device address " +
-                        hex(reinterpret_cast<std::uintptr_t>(words.data()) + offset) + "), bits " +
-                        hex(memory_found.expected[0] ^ memory_found.read[0]) + " differ");
+              " word(s) read other than written, first seen by " +
+              std::to_string(static_cast<int>(first_memory_wrong_s.value_or(0))) + " s; byte " + hex(offset) +
+              " of the burn's buffer (device address " + hex(reinterpret_cast<std::uintptr_t>(words.data()) + offset) +
+              "), bits " + hex(memory_found.expected[0] ^ memory_found.read[0]) + " differ");
   }
 }
 
