@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -101,29 +102,59 @@ class Cublas {
   GemmEx gemm_ex_ = nullptr;
 };
 
-// A product's bit flipped on purpose (GPUBENCH_PLANT_BURN="wrong_at=S", "@G" for GPU G only): from S seconds
-// into the burn, once, so the verdict must name a wrong answer and when it came.
-std::optional<double> planted_wrong_at() {
+// Faults planted on purpose (GPUBENCH_PLANT_BURN, items joined by ",", "@G" for GPU G only):
+// - wrong_at=S: a product's bit flipped S seconds into the burn, once: the verdict must name a wrong answer;
+// - reasons_at=S:BITS: NVML's clock-event reasons read with BITS set from second S on (HW slowdown 0x8, thermal 0x40,
+//   power brake 0x80, SW thermal 0x20): no lent GPU can be ordered to throttle; the real readings are kept beside.
+struct BurnPlant {
+  std::optional<double> wrong_at;
+  std::optional<double> reasons_at;
+  std::uint64_t reasons = 0;
+  std::string spec;
+};
+
+double plant_seconds(const std::string& text, const std::function<std::invalid_argument()>& bad) {
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(seconds >= 0.0)) throw bad();
+  return seconds;
+}
+
+BurnPlant planted_faults() {
+  BurnPlant plant;
   const char* text = std::getenv("GPUBENCH_PLANT_BURN");
-  if (text == nullptr || *text == '\0') return std::nullopt;
+  if (text == nullptr || *text == '\0') return plant;
   std::string spec = text;
-  const auto bad = [&] {
+  const std::function<std::invalid_argument()> bad = [&] {
     return std::invalid_argument(std::string("GPUBENCH_PLANT_BURN=") + text +
-                                 ": not wrong_at=SECONDS (a product's bit flipped that far into the burn), @GPU "
-                                 "optional");
+                                 ": not wrong_at=SECONDS or reasons_at=SECONDS:BITS (joined by ','), @GPU optional");
   };
   if (const auto at = spec.find('@'); at != std::string::npos) {
     char* end = nullptr;
     const long gpu = std::strtol(spec.c_str() + at + 1, &end, 10);
     if (end == spec.c_str() + at + 1 || *end != '\0') throw bad();
-    if (gpu != device().index) return std::nullopt;
+    if (gpu != device().index) return plant;
     spec = spec.substr(0, at);
   }
-  if (spec.rfind("wrong_at=", 0) != 0) throw bad();
-  char* end = nullptr;
-  const double seconds = std::strtod(spec.c_str() + 9, &end);
-  if (end == spec.c_str() + 9 || *end != '\0' || !(seconds >= 0.0)) throw bad();
-  return seconds;
+  plant.spec = spec;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', start), spec.size());
+    const std::string item = spec.substr(start, comma - start);
+    if (item.rfind("wrong_at=", 0) == 0) {
+      plant.wrong_at = plant_seconds(item.substr(9), bad);
+    } else if (item.rfind("reasons_at=", 0) == 0 && item.find(':') != std::string::npos) {
+      const std::size_t colon = item.find(':');
+      plant.reasons_at = plant_seconds(item.substr(11, colon - 11), bad);
+      char* end = nullptr;
+      plant.reasons = std::strtoull(item.c_str() + colon + 1, &end, 0);
+      if (end == item.c_str() + colon + 1 || *end != '\0' || plant.reasons == 0) throw bad();
+    } else {
+      throw bad();
+    }
+    start = comma + 1;
+  }
+  return plant;
 }
 
 // The exact element (i, j) of A B, summed on the host from the operands' definition.
@@ -210,7 +241,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 double rate(double work, double seconds) { return seconds > 0.0 ? work / seconds : 0.0; }
 
 void burn_row(benchmark::State& state) {
-  const std::optional<double> wrong_at = planted_wrong_at();
+  const BurnPlant plant = planted_faults();
+  const std::optional<double>& wrong_at = plant.wrong_at;
   const cudaStream_t s = stream();
   const std::size_t elements = std::size_t{kMatrix} * kMatrix;
   Cublas cublas;
@@ -288,9 +320,15 @@ void burn_row(benchmark::State& state) {
     if (current.gemm_wrong > 0 && !first_gemm_wrong_s) first_gemm_wrong_s = now;
     if (current.memory_wrong > 0 && !first_memory_wrong_s) first_memory_wrong_s = now;
   };
+  std::vector<double> real_reasons;  // the readings under a planted reason
   const auto close_second = [&] {
     current.at_s = elapsed;
     current.reading = watch.sample();
+    if (plant.reasons_at) {
+      real_reasons.push_back(static_cast<double>(current.reading.power.reasons.value_or(0)));
+      if (elapsed >= *plant.reasons_at)
+        current.reading.power.reasons = current.reading.power.reasons.value_or(0) | plant.reasons;
+    }
     const PowerSample& before = previous.power;
     const PowerSample& after = current.reading.power;
     if (before.energy_mj && after.energy_mj && after.host_seconds > before.host_seconds)
@@ -372,6 +410,7 @@ void burn_row(benchmark::State& state) {
   report_series("temperature_c", temperature);
   report_series("memory_temperature_c", memory_temperature);
   report_series("clock_reasons", reasons);
+  if (plant.reasons_at) report_series("clock_reasons_real", real_reasons);
 
   state.counters["gemm_tflops"] = rate(total_flops, total_gemm_s) * 1e-12;
   state.counters["gemm_tflops_end"] = rate(end_flops, end_gemm_s) * 1e-12;
@@ -395,6 +434,7 @@ void burn_row(benchmark::State& state) {
   state.counters["wrong_elements"] = static_cast<double>(gemm_found.count);
   state.counters["wrong_words"] = static_cast<double>(memory_found.count);
   if (watch.unavailable()) state.SetLabel("no clocks, power or temperatures: " + *watch.unavailable());
+  if (plant.reasons_at) state.SetLabel("clock-event reasons planted: GPUBENCH_PLANT_BURN=" + plant.spec);
 
   const std::string gpu = "GPU " + std::to_string(device().index);
   std::string wrong;  // the row's label: what the card and the verdict name
@@ -455,6 +495,8 @@ GPUBENCH_COUNTERS(
     {"memory_temperature_c", "C", CounterKind::kMeasured, "series: HBM's temperature each second (0: not reported)"},
     {"temperature_c_max", "C", CounterKind::kMeasured, "the GPU's hottest second"},
     {"memory_temperature_c_max", "C", CounterKind::kMeasured, "HBM's hottest second (0: not reported)"},
+    {"clock_reasons_real", "bits", CounterKind::kMeasured,
+     "series: NVML's clock-event reasons as read, beside a planted clock_reasons (GPUBENCH_PLANT_BURN)"},
     {"wrong_elements", "elements", CounterKind::kMeasured,
      "GEMM product elements that read other than the verified first product (named in the wrong result)"});
 

@@ -108,6 +108,16 @@ class BurnVerdicts(unittest.TestCase):
         self.assertIn("burn_hw_slowdown", line)
         self.assertEqual(node["status"], ABNORMAL)
 
+    def test_a_planted_reason_says_so_with_the_real_reading_beside_it(self):
+        row = burn_row(self.data, 2)
+        row["gpubench"]["series"]["clock_reasons_real"] = list(row["gpubench"]["series"]["clock_reasons"])
+        plant_reasons(row, 0x40, from_second=30)
+        row["label"] = "clock-event reasons planted: GPUBENCH_PLANT_BURN=reasons_at=30:0x40"
+        cards, _ = judged(self.data)
+        line = next(line for g, _, _, line in cards if g == 2)
+        self.assertIn("HW thermal slowdown held the clocks under the burn from 30 s", line)
+        self.assertIn("[planted; real reading SW power cap]", line)
+
     def test_sw_thermal_warns_and_the_power_cap_is_said_not_judged(self):
         plant_reasons(burn_row(self.data, 0), 0x20, from_second=100)
         cards, _ = judged(self.data)

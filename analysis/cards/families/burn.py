@@ -100,16 +100,29 @@ def card(report):
                 better="info")
 
 
+def reason_names(bits):
+    """"SW power cap, HW slowdown" of a reasons word (the bits REASONS names), "none" for none of them."""
+    return ", ".join(words for bit, _, words, _ in REASONS if int(bits) & bit) or "none"
+
+
 def findings(report):
     """Verdict findings of the burn ({"code", "action", "text"}): the hardware holding the clocks back, with the
-    reason and when it began. None without a burn row."""
+    reason and when it began. None without a burn row. A planted reason (GPUBENCH_PLANT_BURN) says so, with what NVML
+    really read."""
     row = burn_row(report)
+    real = series(row).get("clock_reasons_real")
     out = []
     for code, words, action, first, held in clock_events(row):
         if action:
-            out.append({"code": "burn_" + code, "action": action,
-                        "text": f"{words} held the clocks under the burn from {first:.0f} s ({held} s of "
-                                f"{row.value('burn_s') or 0:.0f})"})
+            found = {"code": "burn_" + code, "action": action,
+                     "text": f"{words} held the clocks under the burn from {first:.0f} s ({held} s of "
+                             f"{row.value('burn_s') or 0:.0f})"}
+            if real is not None:
+                seen = 0
+                for bits in real:
+                    seen |= int(bits or 0)
+                found |= {"planted": row.get("label") or "GPUBENCH_PLANT_BURN", "real": reason_names(seen)}
+            out.append(found)
     return out
 
 
