@@ -52,6 +52,20 @@ def write_plots(report, prefix):
     return "Plots: " + ", ".join(wrote) + "." if wrote else "Plots: none, the run has no rows to plot."
 
 
+def write_node_plots(report, prefix):
+    """The node's own figures (its GPUs side by side): the burn's, where the run has one."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ""
+    from analysis.cards import plots
+    drawn = plots.burn_node_figure(plt, report.devices(), prefix + "-burn.png")
+    plt.close("all")
+    return f"Plots: {os.path.basename(prefix)}-burn.png." if drawn else ""
+
+
 def main():
     argv = sys.argv[1:]
     rerun_args = []
@@ -206,6 +220,8 @@ def write_host_card(report, prefix, plots, cards_by_gpu, limits=None, judged_lin
         (card, _), note = write_card(part, f"{prefix}-gpu{gpu}", plots, cards_by_gpu[gpu])
         built.append((gpu, card))
         notes.append(note)
+    if plots:
+        notes.append(write_node_plots(report, prefix))
     link_values, link_findings = judged_links or links.judged(report, limits)
     node = judge.node_verdict([(gpu, card, *card.judged) for gpu, card in built], link_findings) \
         if all(card.judged for _, card in built) else None

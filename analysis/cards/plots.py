@@ -194,7 +194,8 @@ def burn_figure(plt, report, device, output):
         panel.set_ylabel(unit)
         panel.grid(True, linewidth=0.3)
         if unit in ("TFLOP/s", "W"):
-            panel.set_ylim(bottom=0)  # a rate's wobble drawn at its scale
+            top = max((max(data.get(key) or [0]) for key, _ in lines), default=0)
+            panel.set_ylim(0, top * 1.15 or None)  # a rate's wobble drawn at its scale
     memory = data.get("memory_gbs") or []
     if any(memory):
         twin = axes[0].twinx()
@@ -212,11 +213,42 @@ def burn_figure(plt, report, device, output):
             for panel in axes:
                 panel.axvspan(t - 1, t, color=color, alpha=0.15, linewidth=0)
     events = "; ".join(f"{words} from {first:.0f} s ({held} s)" for _, words, _, first, held in burn.clock_events(row))
+    planted = " (reasons planted: GPUBENCH_PLANT_BURN)" if "clock_reasons_real" in data else ""
     axes[0].set_title(f"{device}: burn, {row.value('burn_s') or 0:.0f} s"
-                      + (f"\nclocks held by: {events}" if events else ""), fontsize=9)
+                      + (f"\nclocks held by: {events}{planted}" if events else ""), fontsize=9)
     for panel in axes:
         panel.legend(fontsize=8, loc="lower left")
     axes[3].set_xlabel("seconds into the burn")
+    figure.tight_layout()
+    figure.savefig(output, dpi=110)
+    return True
+
+
+def burn_node_figure(plt, parts, output):
+    """A node's burn, its GPUs side by side: each GPU's GEMM rate, power and temperature against the node's common
+    clock (each burn's start, `started_unix_s`, set against the first)."""
+    burns = [(gpu, burn.burn_row(part)) for gpu, part in parts]
+    burns = [(gpu, row) for gpu, row in burns if row is not None and burn.series(row).get("burn_at_s")]
+    if len(burns) < 2:
+        return False
+    first = min(row.value("started_unix_s") or 0 for _, row in burns)
+    figure, axes = plt.subplots(3, 1, figsize=(8, 7.5), sharex=True)
+    for gpu, row in burns:
+        data = burn.series(row)
+        at = [t + (row.value("started_unix_s") or first) - first for t in data["burn_at_s"]]
+        for panel, key in zip(axes, ("gemm_tflops", "power_w", "temperature_c")):
+            values = data.get(key) or []
+            panel.plot(at[:len(values)], values, label=f"GPU {gpu}", linewidth=1.1)
+    for panel, unit in zip(axes, ("FP16 GEMM (TFLOP/s)", "board power (W)", "GPU temperature (C)")):
+        panel.set_ylabel(unit, fontsize=9)
+        panel.grid(True, linewidth=0.3)
+        panel.legend(fontsize=7, loc="lower right", ncol=4)
+    for panel, key in zip(axes[:2], ("gemm_tflops", "power_w")):
+        top = max(max(burn.series(row).get(key) or [0]) for _, row in burns)
+        panel.set_ylim(0, top * 1.15 or None)
+    name = parts[0][1].context.get("gpu_name", "GPU")
+    axes[0].set_title(f"{len(burns)} x {name}: every GPU's burn at once", fontsize=10)
+    axes[2].set_xlabel("seconds from the first GPU's start")
     figure.tight_layout()
     figure.savefig(output, dpi=110)
     return True
