@@ -169,8 +169,13 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
                 problems.append(f"{label}: {name}")
     judged = [e for e in entries if e["role"] != "diagnostic"]
     if not judged:
+        unclassed = sorted({side.rows[0].family for side in before.values()
+                            if side.rows and side.rows[0].family not in noise.declarations()
+                            and not any(noise.class_of(side.rows[0], q) for q in side.rows[0].results)})
+        hint = (f"; the rows of {', '.join(unclassed)} declare no class of measurement: declare one "
+                "(gpubench::noise_class in the registration, or --class FAMILY=CLASS)") if unclassed else ""
         raise cli.UsageError("nothing compared: no row of the one run (after --filter) has a measured twin in the other"
-                             + (f" ({len(problems)} failed or missing)" if problems else ""))
+                             + (f" ({len(problems)} failed or missing)" if problems else "") + hint)
     counts = {}
     for e in judged:
         counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
@@ -218,7 +223,15 @@ def main():
                         help="compare GPU N of BEFORE with GPU M (default N) of AFTER, where either run is of a node "
                              "(several GPUs) and the other of one GPU or of another node")
     parser.add_argument("--noise", default=noise.MODEL, help="the noise model (default: the shipped one)")
+    parser.add_argument("--class", dest="classes", action="append", default=[], metavar="FAMILY[/QUANTITY]=CLASS",
+                        help="judge a family gpubench has no rules for (a kernel of your own) as this class of "
+                             "measurement: " + ", ".join(noise.CLASSES) + " (docs/your-kernel.md)")
     args = parser.parse_args()
+    for spec in args.classes:
+        try:
+            noise.declare_class(spec)
+        except ValueError as e:
+            raise cli.UsageError(str(e))
     if args.threshold is not None and not 0 <= args.threshold < float("inf"):
         raise cli.UsageError(f"--threshold {args.threshold}: give a percentage of 0 or more")
     picks = None

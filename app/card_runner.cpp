@@ -14,6 +14,9 @@
 #include <sstream>
 #include <vector>
 
+// Defined in a binary built against the installed package (cmake/package_paths.cpp); absent (null) otherwise.
+extern "C" const char* gpubench_package_analysis_dir() __attribute__((weak));
+
 namespace gpubench::app {
 namespace {
 
@@ -24,8 +27,8 @@ std::string directory_of(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-// Where card.py lives: $GPUBENCH_ANALYSIS_DIR, the installed share/gpubench/analysis beside the
-// binary's bin/, or the source tree this binary was built from.
+// Where card.py lives: $GPUBENCH_ANALYSIS_DIR, the installed share/gpubench/analysis beside the binary's bin/, the
+// installed package's (a user's binary built against it), or the source tree this binary was built from.
 std::string card_script() {
   if (const char* dir = std::getenv("GPUBENCH_ANALYSIS_DIR"); dir != nullptr && *dir != '\0')
     return std::string(dir) + "/card.py";
@@ -34,6 +37,7 @@ std::string card_script() {
   const std::string installed = directory_of(std::string(self, static_cast<std::size_t>(length > 0 ? length : 0))) +
                                 "/../share/gpubench/analysis/card.py";
   if (length > 0 && exists(installed)) return installed;
+  if (gpubench_package_analysis_dir != nullptr) return std::string(gpubench_package_analysis_dir()) + "/card.py";
   return std::string(GPUBENCH_SOURCE_ANALYSIS_DIR) + "/card.py";
 }
 

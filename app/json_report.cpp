@@ -116,6 +116,7 @@ nlohmann::ordered_json row_block(const std::string& function_name, const std::st
   if (wall_s >= 0) block["wall_s"] = std::round(wall_s * 1000.0) / 1000.0;
   if (registration != nullptr && !registration->requirement.rule.empty())
     block["requirement"] = registration->requirement.rule;
+  if (registration != nullptr && !registration->noise_class.empty()) block["noise_class"] = registration->noise_class;
   // Its result quantities (catalog role "result") with the better direction; a row with none: its time.
   nlohmann::ordered_json& results = block["results"] = nlohmann::ordered_json::object();
   for (const std::string& name : counters) {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -276,6 +277,20 @@ Benchmark* only_in_preset(Benchmark* rows) {
   const auto found = index_of().find(rows);
   if (found == index_of().end()) throw std::logic_error("only_in_preset: not a gpubench registration");
   registration_list()[found->second].own_preset = true;
+  return rows;
+}
+
+Benchmark* noise_class(Benchmark* rows, const std::string& measurement_class) {
+  // analysis/cards/noise.py's CLASSES: a class it does not know would judge nothing.
+  static const char* const kClasses[] = {
+      "sm_clocks",      "sm_time",        "sm_placement", "memory_latency", "capacity_edge", "cache_bandwidth",
+      "dram_bandwidth", "link_bandwidth", "launch_time",  "short_launch",   "host"};
+  if (std::find(std::begin(kClasses), std::end(kClasses), measurement_class) == std::end(kClasses))
+    throw std::invalid_argument("noise_class: '" + measurement_class +
+                                "' is not a class of analysis/cards/noise.py (dram_bandwidth, sm_clocks, ...)");
+  const auto found = index_of().find(rows);
+  if (found == index_of().end()) throw std::logic_error("noise_class: not a gpubench registration");
+  registration_list()[found->second].noise_class = measurement_class;
   return rows;
 }
 

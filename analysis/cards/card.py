@@ -36,6 +36,30 @@ def stated_precision(rows, model, context, unit=""):
     return max(widths) if len(widths) < 3 else sorted(widths)[len(widths) // 2]
 
 class Card:
+    OWN_ROWS_SECTION = "Rows of families without card rules"
+
+    def own_rows_lines(self, ruled):
+        """The rows of families gpubench has no card rules for (a kernel of one's own, docs/your-kernel.md): each
+        declared result as measured, with its stated precision (its declared class's, or its run's sampling interval
+        where it declares none, said so); nothing concluded from them."""
+        own = [row for row in self.report.rows() if row.family not in ruled and row.get("run_type") != "aggregate"]
+        if not own:
+            return []
+        model = noise.load()
+        lines = ["", f"## {self.OWN_ROWS_SECTION}", "",
+                 "Measured as declared; the card concludes nothing about them (no rules of gpubench's).", "",
+                 "| row | result | value | stated precision (95%) | class |", "|---|---|---|---|---|"]
+        for row in own:
+            for quantity, better in row.results.items():
+                value = row.value("real_time" if quantity == "time" else quantity)
+                if value is None:
+                    continue
+                cls = noise.class_of(row, quantity, self.context)
+                width = stated.half_width(row, quantity, self.context, model)
+                said = "-" if width is None else f"+-{width:.2%}" + ("" if cls else " (its own run only: no class)")
+                lines.append(f"| `{row.short_name}` | {quantity} ({better}) | {value:.6g} | {said} | {cls or '-'} |")
+        return lines
+
     def __init__(self, report):
         self.report = report
         self.context = report.context
@@ -175,7 +199,8 @@ class Card:
         ran = {row.family for row in self.report.all_rows}
         preset = self.context.get("gpubench_preset")
         expected = self.expected if preset == "check" else set()
-        if preset in ("burn", "memtest"):
+        ruled = set(noise.declarations())
+        if preset in ("burn", "memtest") or not ran & ruled:  # a long preset's, or only families of a user's own
             asked = {v["key"] for v in self.values if ran & set(self.families_of.get(v["key"], ()))}
         else:
             asked = {v["key"] for v in self.values if v["value"] is not None or v.get("text") or preset != "check"
@@ -201,6 +226,7 @@ class Card:
                     if v.get("precision") is not None:  # the widest stated precision of its rows
                         text += f" (+-{v['precision']:.1%} at 95%)"
                     lines.append(f"| {v['label']} | {text}{mark} | `{v['source']}` |")
+        lines += self.own_rows_lines(ruled)
         if self.failed:
             lines += ["", f"## {FAILED_SECTION}", "", "| row | error | values it would have fed |", "|---|---|---|"]
             for f in self.failed:

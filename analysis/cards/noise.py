@@ -70,15 +70,35 @@ def launch_us(row):
         return None
 
 
+# Classes a user declared for families gpubench has no module for (compare.py --class FAMILY[/QUANTITY]=CLASS): a
+# kernel of one's own, measured through the installed package (docs/your-kernel.md).
+_USER_CLASSES = {}
+
+
+def declare_class(spec):
+    """Takes "FAMILY=CLASS" (every result of the family) or "FAMILY/QUANTITY=CLASS"; ValueError naming what is wrong."""
+    target, _, name = spec.partition("=")
+    family, _, quantity = target.partition("/")
+    if not family or not name:
+        raise ValueError(f"--class {spec}: give FAMILY=CLASS or FAMILY/QUANTITY=CLASS")
+    if name not in CLASSES:
+        raise ValueError(f"--class {spec}: {name!r} is not a class; the classes: {', '.join(CLASSES)}")
+    _USER_CLASSES[(family, quantity or None)] = name
+
+
 def class_of(row, quantity, context=None):
     """The declared class of a row's result quantity, or None (not judged). A family may decide by the row and the
     GPU's context (`noise_class(row, quantity, context)`: a set at a capacity edge of this chip); a bandwidth timed
-    over launches shorter than SHORT_LAUNCH_US is a short launch's, whatever its family."""
+    over launches shorter than SHORT_LAUNCH_US is a short launch's, whatever its family. A family without a module
+    has the class its user declared (declare_class), or none."""
     module = declarations().get(row.family)
     if module is None:
-        return None
-    found = module.noise_class(row, quantity, context or {}) if hasattr(module, "noise_class") else None
-    found = found or getattr(module, "NOISE", {}).get(quantity)
+        family = (row.family or "").split("/gpu:")[0]
+        declared = (row.get("gpubench") or {}).get("noise_class")  # the registration's (gpubench::noise_class)
+        found = _USER_CLASSES.get((family, quantity)) or _USER_CLASSES.get((family, None)) or declared
+    else:
+        found = module.noise_class(row, quantity, context or {}) if hasattr(module, "noise_class") else None
+        found = found or getattr(module, "NOISE", {}).get(quantity)
     if found in TIMED_BY_EVENTS:
         us = launch_us(row)
         if us is not None and us < SHORT_LAUNCH_US:

@@ -76,6 +76,14 @@ TEST(Registry, ALongPresetRunsItsOwnRowsOnlyAndPresetsAreNamedByTheirWord) {
   EXPECT_EQ(preset_duration(), kDefaultDurationSeconds);
 }
 
+TEST(Registry, ARegistrationDeclaresAKnownNoiseClassOnly) {
+  const Family family("RegistryNoise", Preset::kQuick);
+  Benchmark* rows = family.gpu("RegistryNoise/rows", {}, no_op);
+  noise_class(rows, "dram_bandwidth");
+  EXPECT_EQ(registration_of("RegistryNoise/rows/manual_time")->noise_class, "dram_bandwidth");
+  EXPECT_THROW(noise_class(rows, "dram"), std::invalid_argument);
+}
+
 TEST(Registry, ProductOrdersItsPointsAsGoogleBenchmarksArgsProduct) {
   const std::vector<Point> points = product({{"ilp", {1, 4}}, {"warps", {8, 32}}});
   const std::vector<Point> expected = {

@@ -1,0 +1,100 @@
+"""A family gpubench has no rules for (a kernel of one's own, built against the installed package: docs/your-kernel.md):
+the card lists its rows' declared results with the precision their declared class states (a class declared in the
+registration, gpubench::noise_class, or on compare's command line), says no class where none was declared, shows no
+section of gpubench's own families, and concludes nothing; compare judges the rows by the declared class (a planted 3%
+slower result found, identical runs quiet), says which family lacks a class, and refuses an unknown class with one
+line."""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, ROOT)
+from analysis.cards.card import Card  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
+
+CONTEXT = {"gpu_name": "NVIDIA H100 80GB HBM3", "gpu_uuid": "GPU-00000000-user", "gpu_compute_capability": "9.0",
+           "gpubench_preset": "quick", "gpubench_source_version": "test", "gpubench_rows_planned": "2",
+           "date": "2026-11-27T21:00:00+00:00", "host_name": "test"}
+
+
+def saxpy_row(mib, rate, noise_class="dram_bandwidth", within=0.002):
+    gpubench = {"registered": "Saxpy/fp32", "family": "Saxpy", "args": {"MiB": mib}, "gpu": None,
+                "results": {"bytes_per_second": "higher"},
+                "precision": {"estimator": "mean", "sampling_confidence": 0.95, "samples": 200, "stop": "target",
+                              "target": 0.005, "sampling_s": 0.1, "time": {"mean_ms": 1.0, "half_width": within},
+                              "sampling_intervals": {"bytes_per_second": {"half_width": within}}}}
+    if noise_class:
+        gpubench["noise_class"] = noise_class
+    name = f"Saxpy/fp32/MiB:{mib}/manual_time"
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+            "threads": 1, "iterations": 1, "real_time": 1e6, "cpu_time": 1e6, "time_unit": "ns",
+            "bytes_per_second": rate, "gpubench": gpubench}
+
+
+def run(rows):
+    return {"context": dict(CONTEXT), "benchmarks": rows}
+
+
+def write(folder, name, data):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        json.dump(data, f)
+    return path
+
+
+def card_text(data):
+    with tempfile.TemporaryDirectory() as folder:
+        report = report_model.load(write(folder, "run.json", data))
+    return Card(report).build().to_markdown()
+
+
+class OwnFamilyCard(unittest.TestCase):
+    def test_the_card_lists_the_rows_with_their_declared_class_and_nothing_of_gpubenchs(self):
+        text = card_text(run([saxpy_row(256, 2.9e12), saxpy_row(1024, 2.95e12, noise_class=None)]))
+        self.assertIn("## Rows of families without card rules", text)
+        self.assertIn("| `Saxpy/fp32/MiB:256` | bytes_per_second (higher) | 2.9e+12 |", text)
+        self.assertIn("| dram_bandwidth |", text)
+        self.assertIn("(its own run only: no class)", text)
+        self.assertNotIn("not measured", text)  # no section of gpubench's own families
+
+
+class OwnFamilyCompare(unittest.TestCase):
+    def compare(self, before, after, *flags):
+        with tempfile.TemporaryDirectory() as folder:
+            return subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "compare.py"),
+                                   write(folder, "before.json", before), write(folder, "after.json", after),
+                                   "--threshold", "2", *flags], capture_output=True, text=True)
+
+    def test_a_planted_3_percent_is_found_and_identical_runs_are_quiet(self):
+        before = run([saxpy_row(256, 2.9e12), saxpy_row(1024, 2.95e12)])
+        self.assertEqual(self.compare(before, copy.deepcopy(before)).returncode, 0)
+        slower = copy.deepcopy(before)
+        slower["benchmarks"][0]["bytes_per_second"] *= 0.97
+        done = self.compare(before, slower)
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("Saxpy/fp32/MiB:256", done.stderr)
+
+    def test_without_a_class_rows_are_shown_not_judged_and_a_flag_declares_one(self):
+        before = run([saxpy_row(256, 2.9e12, noise_class=None)])
+        slower = copy.deepcopy(before)
+        slower["benchmarks"][0]["bytes_per_second"] *= 0.97
+        unjudged = self.compare(before, slower)
+        self.assertEqual(unjudged.returncode, 2)
+        self.assertIn("the rows of Saxpy declare no class of measurement", unjudged.stderr)
+        self.assertEqual(self.compare(before, slower, "--class", "Saxpy=dram_bandwidth").returncode, 1)
+
+    def test_an_unknown_class_is_one_line(self):
+        before = run([saxpy_row(256, 2.9e12)])
+        done = self.compare(before, before, "--class", "Saxpy=dram")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("'dram' is not a class", done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
