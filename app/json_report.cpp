@@ -116,7 +116,12 @@ nlohmann::ordered_json row_block(const std::string& function_name, const std::st
   if (wall_s >= 0) block["wall_s"] = std::round(wall_s * 1000.0) / 1000.0;
   if (registration != nullptr && !registration->requirement.rule.empty())
     block["requirement"] = registration->requirement.rule;
-  if (registration != nullptr && !registration->noise_class.empty()) block["noise_class"] = registration->noise_class;
+  // {"*": class of every result, "quantity": its own}
+  if (registration != nullptr && !registration->noise_classes.empty()) {
+    nlohmann::ordered_json& classes = block["noise_class"] = nlohmann::ordered_json::object();
+    for (const auto& [quantity, measurement_class] : registration->noise_classes)
+      classes[quantity.empty() ? "*" : quantity] = measurement_class;
+  }
   // Its result quantities (catalog role "result") with the better direction; a row with none: its time.
   nlohmann::ordered_json& results = block["results"] = nlohmann::ordered_json::object();
   for (const std::string& name : counters) {

@@ -280,7 +280,7 @@ Benchmark* only_in_preset(Benchmark* rows) {
   return rows;
 }
 
-Benchmark* noise_class(Benchmark* rows, const std::string& measurement_class) {
+Benchmark* noise_class(Benchmark* rows, const std::string& measurement_class, const std::string& quantity) {
   // analysis/cards/noise.py's CLASSES: a class it does not know would judge nothing.
   static const char* const kClasses[] = {
       "sm_clocks",      "sm_time",        "sm_placement", "memory_latency", "capacity_edge", "cache_bandwidth",
@@ -290,7 +290,7 @@ Benchmark* noise_class(Benchmark* rows, const std::string& measurement_class) {
                                 "' is not a class of analysis/cards/noise.py (dram_bandwidth, sm_clocks, ...)");
   const auto found = index_of().find(rows);
   if (found == index_of().end()) throw std::logic_error("noise_class: not a gpubench registration");
-  registration_list()[found->second].noise_class = measurement_class;
+  registration_list()[found->second].noise_classes[quantity] = measurement_class;
   return rows;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -78,7 +79,7 @@ struct Registration {
   bool in_check = false;                                         // the check preset runs all its rows
   std::vector<std::vector<std::int64_t>> check_points;           // or these (add_point's Check::kToo)
   bool own_preset = false;  // only_in_preset: the rows of a preset of their own (burn, memtest), and only its
-  std::string noise_class;  // noise_class(): how compare and the card judge these rows' results
+  std::map<std::string, std::string> noise_classes;  // noise_class(): result quantity ("" every one) -> class
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -98,8 +99,9 @@ Benchmark* in_check(Benchmark* rows);
 // The class of measurement of the rows' results (compare.py's noise classes, analysis/cards/noise.py: dram_bandwidth,
 // cache_bandwidth, sm_clocks, sm_time, memory_latency, link_bandwidth, ...), written into each row's JSON
 // ("noise_class"): compare and the card's stated precision judge a family gpubench has no rules for (a kernel of one's
-// own) by it. gpubench's own families declare theirs in analysis/cards/families/. Throws on an unknown class.
-Benchmark* noise_class(Benchmark* rows, const std::string& measurement_class);
+// own) by it; `quantity` names one result ("fma_per_second": a rate that moves with the SM clock is sm_time's), the
+// default every result. gpubench's own families declare theirs in analysis/cards/families/. Throws on an unknown class.
+Benchmark* noise_class(Benchmark* rows, const std::string& measurement_class, const std::string& quantity = {});
 // Rows that are a long preset's own (registered only when the family is registered for that preset): the burn and
 // memtest presets run only such rows.
 Benchmark* only_in_preset(Benchmark* rows);

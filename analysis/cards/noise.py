@@ -95,6 +95,8 @@ def class_of(row, quantity, context=None):
     if module is None:
         family = (row.family or "").split("/gpu:")[0]
         declared = (row.get("gpubench") or {}).get("noise_class")  # the registration's (gpubench::noise_class)
+        if isinstance(declared, dict):  # {"*": every result's, "quantity": its own}
+            declared = declared.get(quantity) or declared.get("*")
         found = _USER_CLASSES.get((family, quantity)) or _USER_CLASSES.get((family, None)) or declared
     else:
         found = module.noise_class(row, quantity, context or {}) if hasattr(module, "noise_class") else None

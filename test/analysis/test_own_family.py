@@ -29,7 +29,7 @@ def saxpy_row(mib, rate, noise_class="dram_bandwidth", within=0.002):
                               "target": 0.005, "sampling_s": 0.1, "time": {"mean_ms": 1.0, "half_width": within},
                               "sampling_intervals": {"bytes_per_second": {"half_width": within}}}}
     if noise_class:
-        gpubench["noise_class"] = noise_class
+        gpubench["noise_class"] = {"*": noise_class}
     name = f"Saxpy/fp32/MiB:{mib}/manual_time"
     return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
             "threads": 1, "iterations": 1, "real_time": 1e6, "cpu_time": 1e6, "time_unit": "ns",

@@ -80,7 +80,9 @@ TEST(Registry, ARegistrationDeclaresAKnownNoiseClassOnly) {
   const Family family("RegistryNoise", Preset::kQuick);
   Benchmark* rows = family.gpu("RegistryNoise/rows", {}, no_op);
   noise_class(rows, "dram_bandwidth");
-  EXPECT_EQ(registration_of("RegistryNoise/rows/manual_time")->noise_class, "dram_bandwidth");
+  noise_class(rows, "sm_time", "items_per_second");
+  const std::map<std::string, std::string> expected = {{"", "dram_bandwidth"}, {"items_per_second", "sm_time"}};
+  EXPECT_EQ(registration_of("RegistryNoise/rows/manual_time")->noise_classes, expected);
   EXPECT_THROW(noise_class(rows, "dram"), std::invalid_argument);
 }
 
