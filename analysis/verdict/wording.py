@@ -91,6 +91,8 @@ def values_line(v):
     if code == "other_method":
         return (f"no limits for this measurement method: the {v['names']} limits were made by another "
                 f"({v['other_method']} values); make them with make_ranges.py (docs/verdicts.md)")
+    if code == "own_families_only":
+        return "no limits: the run's rows are of families gpubench has no rules for (a kernel of your own); nothing judged"
     if code == "no_value_limited":
         return f"no value of this run has a {v['names']} limit"
     if code == "values_missing":

@@ -61,6 +61,16 @@ class OwnFamilyCard(unittest.TestCase):
         self.assertIn("| dram_bandwidth |", text)
         self.assertIn("(its own run only: no class)", text)
         self.assertNotIn("not measured", text)  # no section of gpubench's own families
+        self.assertNotIn("missing", text)  # nor limits it does not set out to meet
+
+    def test_the_verdict_judges_nothing_and_says_why(self):
+        from analysis.verdict import judge, limits as limit_table
+        with tempfile.TemporaryDirectory() as folder:
+            report = report_model.load(write(folder, "run.json", run([saxpy_row(256, 2.9e12)])))
+        card = judge.build(report, limit_table.load(limit_table.RANGES))
+        status, line = judge.give(card)
+        self.assertEqual(line, "no limits: the run's rows are of families gpubench has no rules for (a kernel of your "
+                               "own); nothing judged")
 
 
 class OwnFamilyCompare(unittest.TestCase):
