@@ -116,6 +116,7 @@ nlohmann::ordered_json row_block(const std::string& function_name, const std::st
   if (wall_s >= 0) block["wall_s"] = std::round(wall_s * 1000.0) / 1000.0;
   if (registration != nullptr && !registration->requirement.rule.empty())
     block["requirement"] = registration->requirement.rule;
+  if (registration != nullptr && registration->users_family) block["users_family"] = true;
   // {"*": class of every result, "quantity": its own}
   if (registration != nullptr && !registration->noise_classes.empty()) {
     nlohmann::ordered_json& classes = block["noise_class"] = nlohmann::ordered_json::object();

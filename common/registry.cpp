@@ -36,6 +36,7 @@ struct FamilyEntry {
   const char* name;
   FamilyRegistration registration;
   FamilyPlace place;
+  bool users;  // registered outside gpubench's source (through the installed package)
 };
 std::vector<FamilyEntry>& families() {
   static std::vector<FamilyEntry> list;
@@ -43,8 +44,8 @@ std::vector<FamilyEntry>& families() {
 }
 }  // namespace
 
-bool add_family(const char* name, FamilyRegistration registration, FamilyPlace place) {
-  families().push_back({name, registration, place});
+bool add_family(const char* name, FamilyRegistration registration, FamilyPlace place, bool users) {
+  families().push_back({name, registration, place, users});
   return true;
 }
 }  // namespace detail
@@ -173,11 +174,13 @@ BenchmarkBody guarded(const Registration& registration, BenchmarkBody body) {
 
 Benchmark* register_benchmark(const std::string& name, const std::vector<std::string>& arg_names, BenchmarkBody body,
                               const std::string& family, bool needs_gpu, int device, Requirement requirement) {
-  Registration registration{name,      family.empty() ? name.substr(0, name.find('/')) : family,
-                            needs_gpu, device,
-                            arg_names, std::move(requirement),
-                            {},        false,
-                            {}};
+  Registration registration;
+  registration.name = name;
+  registration.family = family.empty() ? name.substr(0, name.find('/')) : family;
+  registration.needs_gpu = needs_gpu;
+  registration.device = device;
+  registration.arg_names = arg_names;
+  registration.requirement = std::move(requirement);
   registration_list().push_back(registration);
   Benchmark* benchmark = benchmark::RegisterBenchmark(name.c_str(), guarded(registration, std::move(body)));
   if (needs_gpu) benchmark->UseManualTime();
@@ -494,8 +497,10 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
       const std::size_t first = registration_list().size();
       entry.registration(Family(entry.name, preset, devices[pass], several, chip, short_launch_min_time));
       bool gpu_rows = false, host_rows = false;
-      for (std::size_t i = first; i < registration_list().size(); ++i)
+      for (std::size_t i = first; i < registration_list().size(); ++i) {
         (registration_list()[i].needs_gpu ? gpu_rows : host_rows) = true;
+        registration_list()[i].users_family = entry.users;
+      }
       if (pass == 0 && !gpu_rows) host_families.insert(entry.name);
       if (pass > 0 && host_rows)
         throw std::logic_error(std::string("family ") + entry.name +

@@ -71,7 +71,7 @@ Benchmark* register_cpu_benchmark(const std::string& name, const std::vector<std
 struct Registration {
   std::string name;
   std::string family;
-  bool needs_gpu;
+  bool needs_gpu = false;
   int device = -1;  // the GPU the row runs on; -1: the session's
   std::vector<std::string> arg_names;
   Requirement requirement;                                       // empty: every GPU runs it
@@ -80,6 +80,7 @@ struct Registration {
   std::vector<std::vector<std::int64_t>> check_points;           // or these (add_point's Check::kToo)
   bool own_preset = false;  // only_in_preset: the rows of a preset of their own (burn, memtest), and only its
   std::map<std::string, std::string> noise_classes;  // noise_class(): result quantity ("" every one) -> class
+  bool users_family = false;  // a family of a user's own (registered outside gpubench's source): no card rules
 };
 const std::vector<Registration>& registrations();
 // The registration a benchmark instance's full name belongs to (longest name that prefixes it at a
@@ -217,7 +218,7 @@ namespace detail {
 // Where a family's rows stand in a run: first (they share the host with the node's other GPUs), among the others,
 // or after them (they use other GPUs).
 enum class FamilyPlace { kFirst, kAmongOthers, kAfterOthers };
-bool add_family(const char* name, FamilyRegistration registration, FamilyPlace place);
+bool add_family(const char* name, FamilyRegistration registration, FamilyPlace place, bool users);
 }  // namespace detail
 
 // Registers every family's benchmarks for the preset, in link order, GPU after GPU (`devices` in
@@ -235,8 +236,15 @@ std::vector<std::string> register_families(Preset preset, const std::vector<int>
 #define GPUBENCH_FAMILY_AFTER_OTHERS(Name) GPUBENCH_FAMILY_REGISTERED(Name, kAfterOthers)
 // A family whose rows use what the node's GPUs share (the host's links): its rows run first, every GPU's together.
 #define GPUBENCH_FAMILY_FIRST(Name) GPUBENCH_FAMILY_REGISTERED(Name, kFirst)
-#define GPUBENCH_FAMILY_REGISTERED(Name, place)                                                                 \
-  static void gpubench_register_##Name(const ::gpubench::Family& family);                                       \
-  [[maybe_unused]] static const bool gpubench_family_##Name =                                                   \
-      ::gpubench::detail::add_family(#Name, &gpubench_register_##Name, ::gpubench::detail::FamilyPlace::place); \
+// gpubench's own families are compiled with GPUBENCH_IN_TREE; a family without it is a user's (the card and compare
+// have no rules of gpubench's for it).
+#if defined(GPUBENCH_IN_TREE)
+#define GPUBENCH_USERS_FAMILY false
+#else
+#define GPUBENCH_USERS_FAMILY true
+#endif
+#define GPUBENCH_FAMILY_REGISTERED(Name, place)                                                         \
+  static void gpubench_register_##Name(const ::gpubench::Family& family);                               \
+  [[maybe_unused]] static const bool gpubench_family_##Name = ::gpubench::detail::add_family(           \
+      #Name, &gpubench_register_##Name, ::gpubench::detail::FamilyPlace::place, GPUBENCH_USERS_FAMILY); \
   static void gpubench_register_##Name(const ::gpubench::Family& family)

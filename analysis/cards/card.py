@@ -38,11 +38,12 @@ def stated_precision(rows, model, context, unit=""):
 class Card:
     OWN_ROWS_SECTION = "Rows of families without card rules"
 
-    def own_rows_lines(self, ruled):
-        """The rows of families gpubench has no card rules for (a kernel of one's own, docs/your-kernel.md): each
+    def own_rows_lines(self):
+        """The rows of a user's own families (registered outside gpubench's source: no card rules; docs/your-kernel.md): each
         declared result as measured, with its stated precision (its declared class's, or its run's sampling interval
         where it declares none, said so); nothing concluded from them."""
-        own = [row for row in self.report.rows() if row.family not in ruled and row.get("run_type") != "aggregate"]
+        own = [row for row in self.report.rows() if (row.get("gpubench") or {}).get("users_family")
+               and row.get("run_type") != "aggregate"]
         if not own:
             return []
         model = noise.load()
@@ -199,8 +200,8 @@ class Card:
         ran = {row.family for row in self.report.all_rows}
         preset = self.context.get("gpubench_preset")
         expected = self.expected if preset == "check" else set()
-        ruled = set(noise.declarations())
-        if preset in ("burn", "memtest") or not ran & ruled:  # a long preset's, or only families of a user's own
+        users = {row.family for row in self.report.all_rows if (row.get("gpubench") or {}).get("users_family")}
+        if preset in ("burn", "memtest") or (ran and ran <= users):  # a long preset's, or only a user's families
             asked = {v["key"] for v in self.values if ran & set(self.families_of.get(v["key"], ()))}
         else:
             asked = {v["key"] for v in self.values if v["value"] is not None or v.get("text") or preset != "check"
@@ -226,7 +227,7 @@ class Card:
                     if v.get("precision") is not None:  # the widest stated precision of its rows
                         text += f" (+-{v['precision']:.1%} at 95%)"
                     lines.append(f"| {v['label']} | {text}{mark} | `{v['source']}` |")
-        lines += self.own_rows_lines(ruled)
+        lines += self.own_rows_lines()
         if self.failed:
             lines += ["", f"## {FAILED_SECTION}", "", "| row | error | values it would have fed |", "|---|---|---|"]
             for f in self.failed:

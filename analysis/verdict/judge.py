@@ -6,7 +6,7 @@ renders it.
 A run whose GPU another process used (at its start, during it or at its end) is `busy`: its values are not judged. A
 value no layer has a limit for is not judged; a value a layer expects and the run lacks makes the run incomplete.
 """
-from analysis.cards import families, noise
+from analysis.cards import families
 from analysis.cards.card import Card
 from analysis.verdict import health as health_state, layers, wording
 from analysis.verdict.table import ABNORMAL, BUSY, INCOMPLETE, NAME_OF, NO_LIMITS, NORMAL, WRONG, summary, worst
@@ -136,7 +136,8 @@ def check(card, limits):
     card.limits = limits
     card.checks = layers.check(card.values, card.context, limits, card.context.get("gpubench_preset"))
     ran = {row.family for row in card.report.all_rows}
-    if ran and not ran & set(noise.declarations()):  # only families without rules ran (a kernel of one's own)
+    users = {row.family for row in card.report.all_rows if (row.get("gpubench") or {}).get("users_family")}
+    if ran and ran <= users:  # only families of a user's own ran (a kernel measured through the package)
         card.checks = dict(card.checks, layers=[], checks=[], missing=[], other_method=[], not_in_preset=0,
                            own_families_only=True)
     card.expected = {key for _, entry in layers.layer_entries(card.context, limits)

@@ -2,6 +2,7 @@
 // and memory traffic (the memory test's patterns) for the preset's duration, every answer verified; each second its
 // GEMM rate, memory rate, clocks, power, temperatures and clock-event reasons, as the row's series. In a node run
 // every GPU burns at once. docs/experiments/burn.md.
+#include "bench/planted.h"
 #include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
 #include "common/cuda_check.h"
@@ -122,20 +123,13 @@ double plant_seconds(const std::string& text, const std::function<std::invalid_a
 
 BurnPlant planted_faults() {
   BurnPlant plant;
-  const char* text = std::getenv("GPUBENCH_PLANT_BURN");
-  if (text == nullptr || *text == '\0') return plant;
-  std::string spec = text;
-  const std::function<std::invalid_argument()> bad = [&] {
-    return std::invalid_argument(std::string("GPUBENCH_PLANT_BURN=") + text +
+  const std::function<std::invalid_argument()> bad = [] {
+    return std::invalid_argument(std::string("GPUBENCH_PLANT_BURN=") + std::getenv("GPUBENCH_PLANT_BURN") +
                                  ": not wrong_at=SECONDS or reasons_at=SECONDS:BITS (joined by ','), @GPU optional");
   };
-  if (const auto at = spec.find('@'); at != std::string::npos) {
-    char* end = nullptr;
-    const long gpu = std::strtol(spec.c_str() + at + 1, &end, 10);
-    if (end == spec.c_str() + at + 1 || *end != '\0') throw bad();
-    if (gpu != device().index) return plant;
-    spec = spec.substr(0, at);
-  }
+  const std::optional<std::string> planted = plant_for_this_gpu("GPUBENCH_PLANT_BURN", bad);
+  if (!planted) return plant;
+  const std::string& spec = *planted;
   plant.spec = spec;
   std::size_t start = 0;
   while (start <= spec.size()) {

@@ -2,6 +2,7 @@
 // own address and random patterns with their complements (kernels/memory/memtest.cuh), in a few seconds at HBM
 // speed. A mismatch is a wrong result, named with the GPU, the byte offset and device address, and the bits that
 // differ (docs/experiments/memtest.md).
+#include "bench/planted.h"
 #include "common/counter_catalog.h"
 #include "common/cuda_check.h"
 #include "common/device_memory.h"
@@ -34,20 +35,13 @@ struct PlantedFlip {
   int bit = 0;
 };
 std::optional<PlantedFlip> planted_flip() {
-  const char* text = std::getenv("GPUBENCH_PLANT_MEMORY");
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  std::string spec = text;
-  const auto bad = [&] {
-    return std::invalid_argument(std::string("GPUBENCH_PLANT_MEMORY=") + text +
+  const auto bad = [] {
+    return std::invalid_argument(std::string("GPUBENCH_PLANT_MEMORY=") + std::getenv("GPUBENCH_PLANT_MEMORY") +
                                  ": not OFFSET:BIT (a byte offset into the tested memory, a bit 0-63), @GPU optional");
   };
-  if (const auto at = spec.find('@'); at != std::string::npos) {
-    char* end = nullptr;
-    const long gpu = std::strtol(spec.c_str() + at + 1, &end, 10);
-    if (end == spec.c_str() + at + 1 || *end != '\0') throw bad();
-    if (gpu != device().index) return std::nullopt;
-    spec = spec.substr(0, at);
-  }
+  const std::optional<std::string> planted = plant_for_this_gpu("GPUBENCH_PLANT_MEMORY", bad);
+  if (!planted) return std::nullopt;
+  const std::string& spec = *planted;
   PlantedFlip flip;
   char* end = nullptr;
   flip.offset = std::strtoull(spec.c_str(), &end, 0);

@@ -32,14 +32,7 @@ static __global__ void burn_compare(const std::uint32_t* got, const std::uint32_
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
     const std::uint32_t read = got[i];
     const std::uint32_t expected = want[i];
-    if (read != expected) {
-      const unsigned long long k = atomicAdd(&errors->count, 1ull);
-      if (k < kMemtestRecorded) {
-        errors->index[k] = i;
-        errors->expected[k] = expected;
-        errors->read[k] = read;
-      }
-    }
+    if (read != expected) record_mismatch(errors, i, expected, read);
   }
 }
 

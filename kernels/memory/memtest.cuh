@@ -38,6 +38,18 @@ static __global__ void memtest_fill(std::uint64_t* words, std::size_t count, std
     words[i] = memtest_word(i, seed, pattern);
 }
 
+// Counts a word read other than expected, recording the first kMemtestRecorded: where, what was expected, what was
+// read.
+__device__ inline void record_mismatch(MemtestErrors* errors, std::size_t index, std::uint64_t expected,
+                                       std::uint64_t read) {
+  const unsigned long long k = atomicAdd(&errors->count, 1ull);
+  if (k < kMemtestRecorded) {
+    errors->index[k] = index;
+    errors->expected[k] = expected;
+    errors->read[k] = read;
+  }
+}
+
 // Checks every word against the pattern (its complement where `inverted`); where `write_complement`, writes the
 // complement of what the word should hold, for the next pass to check.
 static __global__ void memtest_check(std::uint64_t* words, std::size_t count, std::uint64_t seed, int pattern,
@@ -46,14 +58,7 @@ static __global__ void memtest_check(std::uint64_t* words, std::size_t count, st
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
     const std::uint64_t want = inverted ? ~memtest_word(i, seed, pattern) : memtest_word(i, seed, pattern);
     const std::uint64_t got = words[i];
-    if (got != want) {
-      const unsigned long long k = atomicAdd(&errors->count, 1ull);
-      if (k < kMemtestRecorded) {
-        errors->index[k] = i;
-        errors->expected[k] = want;
-        errors->read[k] = got;
-      }
-    }
+    if (got != want) record_mismatch(errors, i, want, got);
     if (write_complement) words[i] = ~want;
   }
 }

@@ -23,7 +23,7 @@ CONTEXT = {"gpu_name": "NVIDIA H100 80GB HBM3", "gpu_uuid": "GPU-00000000-user",
 
 
 def saxpy_row(mib, rate, noise_class="dram_bandwidth", within=0.002):
-    gpubench = {"registered": "Saxpy/fp32", "family": "Saxpy", "args": {"MiB": mib}, "gpu": None,
+    gpubench = {"registered": "Saxpy/fp32", "family": "Saxpy", "args": {"MiB": mib}, "gpu": None, "users_family": True,
                 "results": {"bytes_per_second": "higher"},
                 "precision": {"estimator": "mean", "sampling_confidence": 0.95, "samples": 200, "stop": "target",
                               "target": 0.005, "sampling_s": 0.1, "time": {"mean_ms": 1.0, "half_width": within},
