@@ -98,6 +98,38 @@ class OwnFamilyCompare(unittest.TestCase):
         self.assertIn("the rows of Saxpy declare no class of measurement", unjudged.stderr)
         self.assertEqual(self.compare(before, slower, "--class", "Saxpy=dram_bandwidth").returncode, 1)
 
+    def test_a_floor_learned_from_the_users_own_repeated_runs_quiets_them_and_still_finds_the_plant(self):
+        # fma_chain on an H100 (docs/results/2026-11-27-your-kernel, p2): three identical runs and a 3% slower build.
+        # Under the sm_clocks floor (0.5%) runs 2 and 3 differ in fma_per_second by 0.72%; the floor make_noise.py
+        # --rule learns from the three runs quiets that pair, and the planted build is still found.
+        import tarfile
+        archive = os.path.join(ROOT, "docs", "results", "2026-11-27-your-kernel", "raw.tar.xz")
+        with tempfile.TemporaryDirectory() as folder:
+            with tarfile.open(archive) as packed:
+                for name in ("p2-fma-1", "p2-fma-2", "p2-fma-3", "p2-fma3"):
+                    member = packed.getmember(f"runs/{name}.json")
+                    with open(os.path.join(folder, name + ".json"), "wb") as f:
+                        f.write(packed.extractfile(member).read())
+            run_path = {n: os.path.join(folder, n + ".json") for n in ("p2-fma-1", "p2-fma-2", "p2-fma-3", "p2-fma3")}
+            model = os.path.join(folder, "model.json")
+            with open(os.path.join(ROOT, "analysis", "cards", "noise_model.json")) as f, open(model, "w") as g:
+                g.write(f.read())
+            made = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "tables", "make_noise.py"), "--rule",
+                                   "--min-skus", "1", "--source", "test", "--out", model, run_path["p2-fma-1"],
+                                   run_path["p2-fma-2"], run_path["p2-fma-3"]], capture_output=True, text=True)
+            self.assertEqual(made.returncode, 0, made.stderr)
+
+            def compare(before, after, *flags):
+                return subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "compare.py"), run_path[before],
+                                       run_path[after], "--threshold", "2", *flags], capture_output=True, text=True)
+            self.assertIn("1 slower", compare("p2-fma-2", "p2-fma-3").stdout)  # the class's floor alone
+            learned = compare("p2-fma-2", "p2-fma-3", "--noise", model)
+            self.assertEqual(learned.returncode, 0)
+            self.assertIn("6 same", learned.stdout)
+            planted = compare("p2-fma-1", "p2-fma3", "--noise", model)
+            self.assertEqual(planted.returncode, 1)
+            self.assertIn("chains:1/manual_time cycles_per_fma +2.3%", planted.stderr)
+
     def test_an_unknown_class_is_one_line(self):
         before = run([saxpy_row(256, 2.9e12)])
         done = self.compare(before, before, "--class", "Saxpy=dram")
