@@ -21,9 +21,8 @@ void saxpy_nvbench(nvbench::state& state) {
   const int blocks = sms * 8;
   state.add_global_memory_reads<float>(2 * n);
   state.add_global_memory_writes<float>(n);
-  state.exec([&](nvbench::launch& launch) {
-    saxpy<<<blocks, 256, 0, launch.get_stream()>>>(2.0f, x, y, n, NoStamps{});
-  });
+  state.exec(
+      [&](nvbench::launch& launch) { saxpy<<<blocks, 256, 0, launch.get_stream()>>>(2.0f, x, y, n, NoStamps{}); });
   cudaFree(x);
   cudaFree(y);
 }
