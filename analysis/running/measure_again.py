@@ -15,6 +15,8 @@ from analysis.model import report as report_model
 def measure_again(report, judged, gpubench, args, say):
     """The report with the rows of every family behind an outside value, on the GPUs where it was outside,
     replaced by a second measurement (the other GPUs' rows kept as they were)."""
+    if report.context.get("gpubench_preset") in judge.LONG_PRESETS:
+        return report  # a burn's or a long memory test's readings are minutes long: the first one stands
     abnormal = [(gpu, card) for gpu, card, status, _ in judged if status == table.ABNORMAL or judge.near(card.checks)]
     names = sorted({family for _, card in abnormal for c in judge.outside(card.checks) + judge.near(card.checks)
                     for family in card.families_of.get(c["key"], ())})

@@ -90,6 +90,20 @@ class BurnVerdicts(unittest.TestCase):
         cards, _ = judged(data)
         self.assertEqual(status_of(cards, 2), NORMAL)
 
+    def test_a_slow_gpu_of_a_burn_is_not_measured_again(self):
+        from analysis.running import measure_again
+        scale_rate(burn_row(self.data, 2), 0.85)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "run.json")
+            with open(path, "w") as f:
+                json.dump(self.data, f)
+            report = report_model.load(path)
+            cards = judge.judge_all(report, limit_table.load(limit_table.RANGES))
+            said = []
+            kept = measure_again.measure_again(report, cards, "/nonexistent/gpubench", [], said.append)
+        self.assertIs(kept, report)
+        self.assertEqual(said, [])
+
     def test_a_rate_that_falls_as_the_burn_goes_on_is_the_own_layers(self):
         scale_rate(burn_row(self.data, 3), 0.8, from_second=60)
         cards, _ = judged(self.data)
