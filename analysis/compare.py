@@ -170,10 +170,15 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     judged = [e for e in entries if e["role"] != "diagnostic"]
     if not judged:
         unclassed = sorted({side.rows[0].family for side in before.values()
-                            if side.rows and side.rows[0].family not in noise.declarations()
-                            and not any(noise.class_of(side.rows[0], q) for q in side.rows[0].results)})
-        hint = (f"; the rows of {', '.join(unclassed)} declare no class of measurement: declare one "
-                "(gpubench::noise_class in the registration, or --class FAMILY=CLASS)") if unclassed else ""
+                            if side.rows and not any(noise.class_of(side.rows[0], q) for q in side.rows[0].results)})
+        ours = [f for f in unclassed if f in noise.declarations()]
+        theirs = [f for f in unclassed if f not in noise.declarations()]
+        hint = ""
+        if ours:  # the burn, the memory test: minutes-long readings their own verdict judges
+            hint += f"; the rows of {', '.join(ours)} have no class of measurement: compare shows them and judges none"
+        if theirs:
+            hint += (f"; the rows of {', '.join(theirs)} declare no class of measurement: declare one "
+                     "(gpubench::noise_class in the registration, or --class FAMILY=CLASS)")
         raise cli.UsageError("nothing compared: no row of the one run (after --filter) has a measured twin in the other"
                              + (f" ({len(problems)} failed or missing)" if problems else "") + hint)
     counts = {}

@@ -18,7 +18,7 @@ from analysis.cards.families import burn  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
 from analysis.verdict import judge, node_card  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
-from analysis.verdict.table import ABNORMAL, NORMAL, WRONG  # noqa: E402
+from analysis.verdict.table import ABNORMAL, BUSY, NORMAL, WRONG  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "test", "fixtures")
 
@@ -89,6 +89,26 @@ class BurnVerdicts(unittest.TestCase):
         scale_rate(burn_row(data, 2), 0.93)
         cards, _ = judged(data)
         self.assertEqual(status_of(cards, 2), NORMAL)
+
+    def test_another_process_during_the_burn_is_busy_whatever_the_rates(self):
+        self.data["context"]["gpubench_other_gpu_processes_during/gpu:1"] = (
+            "1 (pid 4242 python3 from 6.1 s to 80.3 s of the run, 1 rows from Burn/gemm_and_memory)")
+        scale_rate(burn_row(self.data, 1), 0.5)
+        cards, _ = judged(self.data)
+        self.assertEqual(status_of(cards, 1), BUSY)
+        self.assertEqual([status_of(cards, g) for g in (0, 2, 3)], [NORMAL] * 3)
+
+    def test_compare_of_two_burns_says_it_judges_none_of_their_rows(self):
+        import subprocess
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "burn.json")
+            with open(path, "w") as f:
+                json.dump(self.data, f)
+            done = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "compare.py"), path, path,
+                                   "--threshold", "2"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("the rows of Burn have no class of measurement: compare shows them and judges none",
+                      done.stderr)
 
     def test_a_slow_gpu_of_a_burn_is_not_measured_again(self):
         from analysis.running import measure_again
