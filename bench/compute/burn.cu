@@ -52,7 +52,7 @@ using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOpera
 // cuBLAS, opened when a burn runs: the check and the other presets start without loading its libraries.
 class Cublas {
  public:
-  Cublas() {
+  explicit Cublas(cudaStream_t stream) {
     const std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
     library_ = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (library_ == nullptr) {
@@ -67,6 +67,7 @@ class Cublas {
     set_stream_ = symbol<decltype(&cublasSetStream_v2)>("cublasSetStream_v2");
     gemm_ex_ = symbol<GemmEx>("cublasGemmEx");
     check(create_(&handle_), "cublasCreate");
+    check(set_stream_(handle_, stream), "cublasSetStream");  // every GEMM goes on gpubench's stream
   }
   ~Cublas() {
     if (handle_ != nullptr) destroy_(handle_);
@@ -75,9 +76,8 @@ class Cublas {
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
 
-  // C (m x n, FP32) = A (m x k, FP16) B (k x n, FP16), column-major, FP32 sums, on `stream`.
-  void gemm(const __half* a, const __half* b, float* c, int n, cudaStream_t stream) {
-    check(set_stream_(handle_, stream), "cublasSetStream");
+  // C (n x n, FP32) = A (n x n, FP16) B (n x n, FP16), column-major, FP32 sums.
+  void gemm(const __half* a, const __half* b, float* c, int n) {
     const float one = 1.0f, zero = 0.0f;
     check(gemm_ex_(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, CUDA_R_16F, n, b, CUDA_R_16F, n, &zero, c,
                    CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -239,7 +239,7 @@ void burn_row(benchmark::State& state) {
   const std::optional<double>& wrong_at = plant.wrong_at;
   const cudaStream_t s = stream();
   const std::size_t elements = std::size_t{kMatrix} * kMatrix;
-  Cublas cublas;
+  Cublas cublas(s);
   DeviceBuffer<__half> a(elements), b(elements);
   DeviceBuffer<float> product(elements), reference(elements);
   DeviceBuffer<std::uint64_t> words(kMemoryBytes / sizeof(std::uint64_t));
@@ -250,7 +250,7 @@ void burn_row(benchmark::State& state) {
   GPUBENCH_CUDA_LAUNCHED();
   gemm_errors.fill_bytes(0, s);
   memory_errors.fill_bytes(0, s);
-  cublas.gemm(a.data(), b.data(), reference.data(), kMatrix, s);
+  cublas.gemm(a.data(), b.data(), reference.data(), kMatrix);
   check_reference(reference.data(), s);
 
   const double flops_per_gemm = 2.0 * kMatrix * static_cast<double>(kMatrix) * kMatrix;
@@ -277,7 +277,7 @@ void burn_row(benchmark::State& state) {
     batch.enqueued_s = seconds_since(start);
     GPUBENCH_CUDA(cudaEventRecord(batch.start, s));
     for (int g = 0; g < kGemmsPerBatch; ++g) {
-      cublas.gemm(a.data(), b.data(), product.data(), kMatrix, s);
+      cublas.gemm(a.data(), b.data(), product.data(), kMatrix);
       if (wrong_at && !planted && batch.enqueued_s >= *wrong_at) {
         kernels::memtest_flip<<<1, 1, 0, s>>>(reinterpret_cast<std::uint64_t*>(product.data()), 12345, 3);
         planted = true;
