@@ -206,17 +206,9 @@ void check_reference(const float* product, cudaStream_t stream) {
 
 // One batch's events and the error counts copied out when it ends (pinned, so the copies stay asynchronous).
 struct Batch {
-  cudaEvent_t start = nullptr, gemms_done = nullptr, end = nullptr;
+  Event start, gemms_done, end;
   MappedHostValue<unsigned long long> gemm_wrong, memory_wrong;
   double enqueued_s = 0.0;
-  Batch() {
-    for (cudaEvent_t* event : {&start, &gemms_done, &end}) GPUBENCH_CUDA(cudaEventCreate(event));
-  }
-  ~Batch() {
-    for (cudaEvent_t event : {start, gemms_done, end}) GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(event));
-  }
-  Batch(const Batch&) = delete;
-  Batch& operator=(const Batch&) = delete;
 };
 
 // One second of the burn: the work its finished batches did and the board's reading at its end.
@@ -275,7 +267,7 @@ void burn_row(benchmark::State& state) {
   const auto enqueue = [&](int slot) {
     Batch& batch = batches[static_cast<std::size_t>(slot)];
     batch.enqueued_s = seconds_since(start);
-    GPUBENCH_CUDA(cudaEventRecord(batch.start, s));
+    GPUBENCH_CUDA(cudaEventRecord(batch.start.get(), s));
     for (int g = 0; g < kGemmsPerBatch; ++g) {
       cublas.gemm(a.data(), b.data(), product.data(), kMatrix);
       if (wrong_at && !planted && batch.enqueued_s >= *wrong_at) {
@@ -287,7 +279,7 @@ void burn_row(benchmark::State& state) {
                                                         elements, gemm_errors.data());
     }
     GPUBENCH_CUDA_LAUNCHED();
-    GPUBENCH_CUDA(cudaEventRecord(batch.gemms_done, s));
+    GPUBENCH_CUDA(cudaEventRecord(batch.gemms_done.get(), s));
     kernels::queue_memtest(words.data(), words.size(), 0x6B17ull + static_cast<std::uint64_t>(rounds), blocks, s,
                            memory_errors.data(), -1, 0, true);
     GPUBENCH_CUDA_LAUNCHED();
@@ -295,15 +287,15 @@ void burn_row(benchmark::State& state) {
                                   cudaMemcpyDefault, s));
     GPUBENCH_CUDA(cudaMemcpyAsync(batch.memory_wrong.device(), &memory_errors.data()->count, sizeof(unsigned long long),
                                   cudaMemcpyDefault, s));
-    GPUBENCH_CUDA(cudaEventRecord(batch.end, s));
+    GPUBENCH_CUDA(cudaEventRecord(batch.end.get(), s));
     ++rounds;
     gemms += kGemmsPerBatch;
     in_flight.push_back(slot);
   };
   const auto account = [&](Batch& batch) {
     float gemm_ms = 0, memory_ms = 0;
-    GPUBENCH_CUDA(cudaEventElapsedTime(&gemm_ms, batch.start, batch.gemms_done));
-    GPUBENCH_CUDA(cudaEventElapsedTime(&memory_ms, batch.gemms_done, batch.end));
+    GPUBENCH_CUDA(cudaEventElapsedTime(&gemm_ms, batch.start.get(), batch.gemms_done.get()));
+    GPUBENCH_CUDA(cudaEventElapsedTime(&memory_ms, batch.gemms_done.get(), batch.end.get()));
     current.flops += flops_per_gemm * kGemmsPerBatch;
     current.gemm_s += gemm_ms * 1e-3;
     current.memory_bytes += memory_bytes_per_round;
@@ -353,7 +345,7 @@ void burn_row(benchmark::State& state) {
       if (elapsed >= static_cast<double>(seconds.size() + 1)) close_second();
       if (in_flight.empty()) break;
       Batch& oldest = batches[static_cast<std::size_t>(in_flight.front())];
-      const cudaError_t status = cudaEventQuery(oldest.end);
+      const cudaError_t status = cudaEventQuery(oldest.end.get());
       if (status == cudaSuccess) {
         account(oldest);
         in_flight.pop_front();

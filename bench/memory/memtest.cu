@@ -78,28 +78,24 @@ std::string hex(std::uint64_t value) {
 // The memtest preset's row: rounds of the test (a new seed each) for the preset's duration, mismatches summed.
 long long memtest_for_duration(benchmark::State& state, DeviceBuffer<std::uint64_t>& words,
                                kernels::MemtestErrors* errors, int blocks, long long flip_index, int flip_bit) {
-  cudaEvent_t start = nullptr, end = nullptr;
-  GPUBENCH_CUDA(cudaEventCreate(&start));
-  GPUBENCH_CUDA(cudaEventCreate(&end));
+  const Event start, end;
   long long rounds = 0;
   const auto began = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(); };
   for (auto _ : state) {
-    GPUBENCH_CUDA(cudaEventRecord(start, stream()));
+    GPUBENCH_CUDA(cudaEventRecord(start.get(), stream()));
     for (; rounds == 0 || (elapsed() < preset_duration() && !run_interrupted()); ++rounds) {
       kernels::queue_memtest(words.data(), words.size(), kSeed + static_cast<std::uint64_t>(rounds), blocks, stream(),
                              errors, rounds == 0 ? flip_index : -1, flip_bit, rounds > 0);
       GPUBENCH_CUDA_LAUNCHED();
       GPUBENCH_CUDA(cudaStreamSynchronize(stream()));
     }
-    GPUBENCH_CUDA(cudaEventRecord(end, stream()));
-    GPUBENCH_CUDA(cudaEventSynchronize(end));
+    GPUBENCH_CUDA(cudaEventRecord(end.get(), stream()));
+    GPUBENCH_CUDA(cudaEventSynchronize(end.get()));
     float ms = 0;
-    GPUBENCH_CUDA(cudaEventElapsedTime(&ms, start, end));
+    GPUBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), end.get()));
     state.SetIterationTime(ms * 1e-3);
   }
-  GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(start));
-  GPUBENCH_CUDA_NOEXCEPT(cudaEventDestroy(end));
   return rounds;
 }
 
