@@ -553,6 +553,7 @@ int main(int argc, char** argv) {
     gpubench::detail::set_stopping_rule(&rule);
   }
   gpubench::set_node_peers(options.peers);
+  gpubench::set_running_as_node(node_run || gpubench::in_node_run());
   // A node's child: its peers' contexts are made while it opens its own GPU (link_turn.h); the check's shares its
   // links' memory with its peers' processes instead, and makes none.
   if (devices.size() == 1 && !options.peers.empty() &&

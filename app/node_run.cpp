@@ -253,7 +253,8 @@ void wait_all(std::vector<Child>& children, std::vector<Child>& done) {
 // A GPU's child as the turns on the node's links see it (link_turn.h): running its own rows, waiting for a turn on
 // a peer (idle: its GPU can be another's peer), holding one (its GPU and the peer busy), or ended.
 struct TurnTaker {
-  enum class State { kRunning, kWaiting, kHolding, kEnded };
+  // kWaitingHost: for a turn on the host's link (link_turn.h's HostTurn); its GPU is not idle for a peer's turn.
+  enum class State { kRunning, kWaiting, kWaitingHost, kHolding, kEnded };
   Child* child = nullptr;
   int gpu = -1;
   int from_child = -1, to_child = -1;  // the parent's ends
@@ -278,6 +279,9 @@ struct TurnTaker {
   // Where its time went, for the node's timeline line: seconds after the children's start.
   double ready_s = -1, contexts_s = -1, contexts_awaited_s = -1, own_done_s = -1, ended_s = -1;
 };
+
+// A host turn's peer: the host, no GPU.
+constexpr int kHostPeer = -2;
 
 constexpr auto kKeptForTheNextRow = std::chrono::milliseconds(50);
 // How long a later round's pair waits for an earlier round's pair on its GPUs (about the spread of the GPUs' own rows'
@@ -417,7 +421,9 @@ class Turns {
         return;
       if (!hear_the_children()) return;
       start_together();
+      release_together();
       give_turns();
+      give_host_turn();
     }
   }
 
@@ -439,6 +445,7 @@ class Turns {
       used_.erase(t.peer);
       used_.erase(t.gpu);
     }
+    if (host_holder_ == &t) host_holder_ = nullptr;
     t.state = TurnTaker::State::kEnded;
     t.ended_s = seconds_since(start_);
     if (t.own_done_s < 0) t.own_done_s = t.ended_s;  // a child with no link to measure: its own rows were all
@@ -521,9 +528,22 @@ class Turns {
         continue;
       }
       if (t.state == TurnTaker::State::kEnded) continue;
+      if (t.partial.compare(0, 9, "together ") == 0) {  // at a step every GPU takes at once: no turn's business
+        together_[t.partial.substr(9, end - 9)].insert(&t);
+        continue;
+      }
       if (t.state == TurnTaker::State::kHolding) {
         turn_over(t);
         used_.erase(t.gpu);
+        if (t.peer >= 0) used_.erase(t.peer);
+        if (host_holder_ == &t) host_holder_ = nullptr;
+      }
+      if (t.partial.compare(0, 5, "host ") == 0) {
+        t.state = TurnTaker::State::kWaitingHost;
+        t.peer = kHostPeer;
+        t.sequence = t.partial.substr(5, end - 5);
+        t.asked = ++order_;
+        continue;
       }
       if (t.partial.compare(0, end, "done") == 0) {  // its rows are over: its GPU is free while it ends (or serves)
         ended(t);
@@ -542,6 +562,41 @@ class Turns {
     started_ = true;
     for (const TurnTaker& t : takers_)
       if (t.state != TurnTaker::State::kEnded) say_to(t, "start");
+  }
+
+  // A step every GPU takes at once ("together NAME") goes on once every child has said it or ended.
+  void release_together() {
+    for (auto at = together_.begin(); at != together_.end();) {
+      const std::set<const TurnTaker*>& arrived = at->second;
+      if (!std::all_of(takers_.begin(), takers_.end(),
+                       [&](const TurnTaker& t) { return arrived.count(&t) || over(t) || !t.open; })) {
+        ++at;
+        continue;
+      }
+      for (const TurnTaker* t : arrived)
+        if (t->open && !over(*t)) say_to(*t, "together " + at->first + " go");
+      at = together_.erase(at);
+    }
+  }
+
+  // The host's link goes to one GPU at a time, first come first served, once no link's turn uses that GPU.
+  void give_host_turn() {
+    if (host_holder_ != nullptr) return;
+    TurnTaker* next = nullptr;
+    for (TurnTaker& t : takers_)
+      if (t.state == TurnTaker::State::kWaitingHost && !used_.count(t.gpu) &&
+          (next == nullptr || t.asked < next->asked))
+        next = &t;
+    if (next == nullptr) return;
+    next->state = TurnTaker::State::kHolding;
+    used_.insert(next->gpu);
+    host_holder_ = next;
+    const double now_s = seconds_since(start_);
+    given_at_[next] = now_s;
+    LinkSpan& span = spans_[{next->gpu, kHostPeer}];
+    if (span.first_go < 0) span.first_go = now_s;
+    ++span.turns;
+    say_to(*next, "go " + next->sequence);
   }
 
   // A later round's pair waits a moment for an earlier round's pair on one of its GPUs that is yet to run (its
@@ -598,7 +653,9 @@ class Turns {
   std::vector<TurnTaker>& takers_;
   const RoundOf& rounds_;
   LinkSpans& spans_;
-  std::set<int> used_;  // GPUs a turn holds: the holder's and its peer
+  std::set<int> used_;                                          // GPUs a turn holds: the holder's and its peer
+  const TurnTaker* host_holder_ = nullptr;                      // the child holding the host's link
+  std::map<std::string, std::set<const TurnTaker*>> together_;  // the children at each step taken at once
   long long order_ = 0;
   bool started_ = false;  // every child said it was ready, and was told to start
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -647,8 +704,9 @@ void say_links(const LinkSpans& spans) {
   std::string text;
   for (const auto& [link, span] : ordered) {
     char one[128];
-    std::snprintf(one, sizeof one, "%s%d>%d %.2f-%.2f s (%d turns, held %.2f s)", text.empty() ? "" : "; ", link.first,
-                  link.second, span.first_go, span.last_end, span.turns, span.held);
+    const std::string peer = link.second == kHostPeer ? "host" : std::to_string(link.second);
+    std::snprintf(one, sizeof one, "%s%d>%s %.2f-%.2f s (%d turns, held %.2f s)", text.empty() ? "" : "; ", link.first,
+                  peer.c_str(), span.first_go, span.last_end, span.turns, span.held);
     text += one;
   }
   std::fprintf(stderr, "gpubench: node: links after the children's start: %s\n", text.c_str());

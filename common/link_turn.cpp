@@ -54,15 +54,18 @@ bool say(const std::string& line) {
   return true;
 }
 
-// One line from the parent, waiting at most until `until`; "" on end of file, "timeout", or "interrupted".
-std::string hear(std::chrono::steady_clock::time_point until) {
+// One line from the parent, waiting at most until `until`; "" on end of file, "timeout", or "interrupted". Between
+// slices of `slice_ms` it calls `between` where one is given.
+std::string hear(std::chrono::steady_clock::time_point until, int slice_ms = 500,
+                 const std::function<void()>& between = nullptr) {
   std::string line;
   while (true) {
     if (detail::interrupted()) return "interrupted";
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return "timeout";
     pollfd wanted{pipes().from_parent, POLLIN, 0};
-    const int ready = poll(&wanted, 1, static_cast<int>(std::min<long long>(left.count(), 500)));
+    if (between) between();
+    const int ready = poll(&wanted, 1, static_cast<int>(std::min<long long>(left.count(), slice_ms)));
     if (ready <= 0) continue;  // a slice passed (or a signal): look at the interrupt and the time again
     char c = 0;
     const ssize_t n = read(pipes().from_parent, &c, 1);
@@ -142,7 +145,19 @@ bool served(const std::string& line) {
 // Lines a child may hear while it waits for another answer: a handle offered, a way back asked of its GPU (idle while
 // this process waits), or an answer to a question it gave up.
 bool aside(const std::string& line) {
-  return took_offer(line) || served(line) || line.rfind("go ", 0) == 0 || line.rfind("queued ", 0) == 0;
+  return took_offer(line) || served(line) || line.rfind("go ", 0) == 0 || line.rfind("queued ", 0) == 0 ||
+         line.rfind("together ", 0) == 0;
+}
+
+// The sequence of a turn this process asks for (on a link or the host): each answer names its own.
+unsigned long long next_turn_sequence() {
+  static unsigned long long next = 0;
+  return ++next;
+}
+
+// Why a wait for the parent's answer ended without it.
+std::string why_unanswered(const std::string& heard, const std::string& timeout_text) {
+  return heard.empty() ? "the node run's parent is gone" : heard == "timeout" ? timeout_text : "interrupted";
 }
 
 std::chrono::steady_clock::time_point after(double seconds) {
@@ -191,9 +206,7 @@ bool node_way_back(int peer, std::string& why_not) {
       return false;
     }
     if (aside(heard)) continue;
-    why_not = heard.empty()        ? "the node run's parent is gone"
-              : heard == "timeout" ? gpu + " did not queue the way back in 30 s"
-                                   : "interrupted";
+    why_not = why_unanswered(heard, gpu + " did not queue the way back in 30 s");
     return false;
   }
 }
@@ -291,10 +304,56 @@ void node_rows_done() {
   held_for_importers().clear();
 }
 
+bool in_node_run() { return pipes().to_parent >= 0; }
+
+bool node_together(const std::string& name, const std::function<void()>& while_waiting, double wait_seconds,
+                   std::string& why_not) {
+  if (pipes().to_parent < 0) return true;
+  if (!say("together " + name)) {
+    why_not = "the node run's parent is gone";
+    return false;
+  }
+  const auto until = after(wait_seconds);
+  const std::string go = "together " + name + " go";
+  while (true) {
+    const std::string heard = hear(until, 1, while_waiting);
+    if (heard == go) return true;
+    if (aside(heard)) continue;
+    why_not = why_unanswered(heard, "the node's other GPUs did not reach \"" + name + "\" in " +
+                                        std::to_string(static_cast<int>(wait_seconds)) + " s");
+    return false;
+  }
+}
+
+HostTurn::HostTurn(double wait_seconds) {
+  if (pipes().to_parent < 0) return;  // no node run: the host is this GPU's alone
+  sequence_ = next_turn_sequence();
+  if (!say("host " + std::to_string(sequence_))) {
+    granted_ = false;
+    why_not_ = "the node run's parent is gone";
+    return;
+  }
+  asked_ = true;
+  const auto until = after(wait_seconds);
+  const std::string go = "go " + std::to_string(sequence_);
+  while (true) {
+    const std::string heard = hear(until);
+    if (heard == go) return;
+    if (aside(heard)) continue;
+    granted_ = false;
+    why_not_ = why_unanswered(heard, "no turn on the host's link in " + std::to_string(static_cast<int>(wait_seconds)) +
+                                         " s (the node's schedule)");
+    return;
+  }
+}
+
+HostTurn::~HostTurn() {
+  if (asked_) say((granted_ ? "end " : "cancel ") + std::to_string(sequence_));
+}
+
 LinkTurn::LinkTurn(int peer, double wait_seconds) {
   if (peer < 0 || pipes().to_parent < 0) return;  // no other GPU, or no node run: nothing to wait for
-  static unsigned long long next = 0;
-  sequence_ = ++next;
+  sequence_ = next_turn_sequence();
   if (!say("turn " + std::to_string(peer) + " " + std::to_string(sequence_))) {
     granted_ = false;
     why_not_ = "the node run's parent is gone";
@@ -308,10 +367,8 @@ LinkTurn::LinkTurn(int peer, double wait_seconds) {
     if (heard == go) return;
     if (aside(heard)) continue;  // an answer to a turn given up before: not this one
     granted_ = false;
-    why_not_ = heard.empty()        ? "the node run's parent is gone"
-               : heard == "timeout" ? "no turn on GPU " + std::to_string(peer) + "'s link in " +
-                                          std::to_string(static_cast<int>(wait_seconds)) + " s (the node's schedule)"
-                                    : "interrupted";
+    why_not_ = why_unanswered(heard, "no turn on GPU " + std::to_string(peer) + "'s link in " +
+                                         std::to_string(static_cast<int>(wait_seconds)) + " s (the node's schedule)");
     return;
   }
 }

@@ -6,6 +6,11 @@
 //   child: "turn PEER SEQ"      parent: "go SEQ"      child: "end SEQ" ("end SEQ last" after its last turn; "cancel
 //                                                                 SEQ": it stopped waiting)
 //   child: "done"               (its rows are over: its GPU is free for the others' links while the process ends)
+// The host's links, which every GPU of the node shares (the HostLink rows):
+//   child: "together NAME"      parent: "together NAME go"  (once every child has said NAME or ended: the next step
+//                                                             of every GPU starts at once)
+//   child: "host SEQ"           parent: "go SEQ"    child: "end SEQ" ("cancel SEQ": it stopped waiting); a turn on the
+//                                                   host: no other GPU holds one and no link's turn uses this GPU
 // A node check's links share memory between their two GPUs' processes (CUDA IPC), so no process opens another's GPU;
 // the parent passes these lines between children (FROM and TO are GPUs):
 //   child: "offer TO NAME HEX"  TO hears "offer FROM NAME HEX"  (before "ready": a handle to memory or an event)
@@ -78,6 +83,34 @@ bool from_hex(const std::string& text, void* data, std::size_t bytes);
 // In a node run, how many of this child's rows take a turn on a link: the last one's end says so ("end SEQ last"), and
 // the parent keeps its two GPUs for no next row.
 void set_link_rows(int rows);
+
+// Whether this process is a node run's child (its parent passes the turn lines).
+bool in_node_run();
+
+// In a node run, says `name` and waits until every child of the node has said it (or ended), calling `while_waiting`
+// every millisecond or so (a row keeps its load on the link there): every GPU's next step then starts at once. True
+// at once outside a node run; false with `why_not` on a timeout, an interrupt or a parent that is gone.
+bool node_together(const std::string& name, const std::function<void()>& while_waiting, double wait_seconds,
+                   std::string& why_not);
+
+// A turn on the node's host (its PCIe side, shared by every GPU): while it is held no other GPU of the node holds one
+// and no link's turn uses this GPU, so a copy to the host is this GPU's alone. Outside a node run, granted at once.
+class HostTurn {
+ public:
+  explicit HostTurn(double wait_seconds = 120.0);
+  ~HostTurn();
+  HostTurn(const HostTurn&) = delete;
+  HostTurn& operator=(const HostTurn&) = delete;
+
+  bool granted() const { return granted_; }
+  const std::string& why_not() const { return why_not_; }  // when not granted
+
+ private:
+  bool asked_ = false;
+  bool granted_ = true;
+  unsigned long long sequence_ = 0;
+  std::string why_not_;
+};
 
 class LinkTurn {
  public:

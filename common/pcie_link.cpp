@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -91,6 +92,16 @@ int numa_node_of(int cuda_index) {
   std::ifstream file("/sys/bus/pci/devices/" + bus + "/numa_node");
   int node = -1;
   return file >> node ? node : -1;
+}
+
+std::string pcie_path_of(int cuda_index) {
+  const std::string bus = sysfs_bus_id(cuda_index);
+  if (bus.empty()) return "";
+  std::error_code failed;
+  const std::string path =
+      std::filesystem::canonical("/sys/bus/pci/devices/" + bus, failed).string();  // /sys/devices/pci0000:00/...
+  const std::string devices = "/sys/devices/";
+  return failed || path.rfind(devices, 0) != 0 ? "" : path.substr(devices.size());
 }
 
 void on_numa_node(int node, const std::function<void()>& work) {

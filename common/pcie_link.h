@@ -26,6 +26,11 @@ PcieLink pcie_link_under_load(int cuda_index);
 // The host NUMA node of CUDA device `cuda_index` (sysfs), -1 where the host has none or says nothing.
 int numa_node_of(int cuda_index);
 
+// The PCIe path from the host's root to CUDA device `cuda_index`, as sysfs places it ("pci0000:00/0000:00:07.0":
+// root, bridges and switch ports, the GPU), "" where unreadable. Two GPUs' paths part where their links part: what
+// they share of it (a switch, a root port) is what their copies to the host share.
+std::string pcie_path_of(int cuda_index);
+
 // Runs `work` on a thread bound to the CPUs of NUMA node `node` (any CPU where -1 or unreadable), so that memory it
 // allocates and touches first is that node's (a new thread: its CUDA device is the default until it sets one). What
 // `work` throws is thrown here.

@@ -432,6 +432,13 @@ std::vector<int>& peers_storage() {
 }
 }  // namespace
 
+namespace {
+bool g_running_as_node = false;
+}  // namespace
+
+void set_running_as_node(bool node) { g_running_as_node = node; }
+bool running_as_node() { return g_running_as_node; }
+
 void set_node_peers(std::vector<int> peers) { peers_storage() = std::move(peers); }
 const std::vector<int>& node_peers() { return peers_storage(); }
 

@@ -55,6 +55,11 @@ void set_planned_chip(const ChipShape* chip);
 void set_node_peers(std::vector<int> peers);
 const std::vector<int>& node_peers();
 
+// A node run (several GPUs, a process each, at once): set in its parent and in each child before registration, so
+// that both register the rows only a node has (HostLink's copies with every GPU at once).
+void set_running_as_node(bool node);
+bool running_as_node();
+
 // A GPU benchmark: manual (CUDA event) time, and any exception becomes this row's error, so one
 // failure never ends the run. arg_names also tell run() which arguments identify the case. After an
 // interrupt (Ctrl-C) the body no longer runs: the row is skipped as "interrupted". `device` >= 0:

@@ -13,6 +13,10 @@ HEADLINE = (("DRAM read", "bandwidth.stream_read.bytes_per_second", 1e-12, "TB/s
             ("FP32 FMA, worst SM", "sm_map.fma.worst_vs_median", 1, "of the median"),
             ("L2 latency, worst SM", "sm_map.l2_latency.worst_vs_median", 1, "of the median"),
             ("peer copy", "peer.copy_to", 1e-9, "GB/s"),
+            ("host to GPU, alone", "host_link.to_gpu", 1e-9, "GB/s"),
+            ("GPU to host, alone", "host_link.to_host", 1e-9, "GB/s"),
+            ("host to GPU, every GPU at once", "host_link.together_to_gpu", 1e-9, "GB/s"),
+            ("GPU to host, every GPU at once", "host_link.together_to_host", 1e-9, "GB/s"),
             ("GEMM under burn", "burn.gemm_tflops", 1, "TFLOP/s"),
             ("power under burn", "burn.power_w", 1, "W"),
             ("hottest under burn", "burn.temperature_c_max", 1, "C"))

@@ -1,5 +1,6 @@
 """The node card: a run over several GPUs set out side by side (the headline values, a value outside any layer
 marked), the NVLink matrix and the verdicts, in Markdown and JSON. Each GPU's own card is analysis/cards/card.py's."""
+from analysis.cards.families import host_link
 from analysis.cards.headline import HEADLINE
 from analysis.verdict import links
 from analysis.verdict.table import NAME_OF, summary
@@ -31,6 +32,10 @@ def node_markdown(report, built, link_values, link_findings, node_line):
             lines.append(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
     if all(c.judged for _, c in built):
         lines.append("| verdict | " + " | ".join(f"**{NAME_OF[c.judged[0]]}**" for _, c in built) + " |")
+    shared = host_link.sharing(built)
+    if shared:
+        lines += ["", "## Host links", "", "Each GPU copied alone in its turn on the host, and with every GPU at once "
+                  "(said, not judged: the host's side is shared by design)."] + [f"- {line}" for line in shared]
     lines += [""] + links.matrix_markdown(link_values)
     if node_line:
         lines += ["## Verdicts", ""] + [f"- GPU {g}: {c.judged[1]}" for g, c in built] + \
@@ -50,6 +55,9 @@ def node_document(built, link_values, link_findings, node):
                 "links": [{"from": a, "to": b} | {k: v for k, v in value.items() if k != "boards"} |
                           {"boards": list(value["boards"]), "inside": (a, b) not in slow}
                           for (a, b), value in link_values.items()]}
+    shared = host_link.sharing([(gpu, card) for gpu, card, _ in built])
+    if shared:
+        document["host_links"] = shared
     if node:
         document["verdict"] = summary(node["status"], node["line"], links=[links.render(f) for f in link_findings],
                                       reasons=node["reasons"])

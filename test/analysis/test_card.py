@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -23,7 +24,7 @@ from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict import judge, layers  # noqa: E402
 from analysis.verdict import table as verdicts  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
-from analysis.cards.families import register_bank_conflict, tensor_core  # noqa: E402
+from analysis.cards.families import host_link, register_bank_conflict, tensor_core  # noqa: E402
 
 
 def fixture(name):
@@ -645,6 +646,60 @@ class CardOfHostLink(unittest.TestCase):
     def test_a_run_without_the_rows_says_not_measured(self):
         built = values(report_model.Report({}, []))
         self.assertIsNone(built["host_link.to_gpu"]["value"])
+
+    def test_a_link_alone_below_half_its_theoretical_is_outside_its_own_floor(self):
+        built = values(report_model.Report({}, [report_model.Row(host_link_row(0, 55.3)),
+                                                report_model.Row(host_link_row(1, 27.1))]))
+        self.assertEqual(built["host_link.to_gpu.of_link"]["limit"]["low"], host_link.OWN_FLOOR)
+        checks = {c["key"]: c for c in layers.own_checks(built.values())}
+        self.assertTrue(checks["host_link.to_gpu.of_link"]["inside"])
+        self.assertFalse(checks["host_link.to_host.of_link"]["inside"])  # 27.1 of 63.0: 0.43
+
+    def test_the_copies_at_once_are_said_against_alone_and_never_judged(self):
+        built = values(report_model.Report({}, [report_model.Row(r) for r in (
+            host_link_row(0, 55.4), host_link_row(1, 55.3), together_row(0, 39.0, "pci0000:00/0000:00:07.0"),
+            together_row(1, 32.3, "pci0000:00/0000:00:07.0"))]))
+        at_once = built["host_link.together_to_gpu"]
+        self.assertEqual(at_once["better"], "info")
+        self.assertIn("39.0 GB/s while every GPU of the node copied, 0.70 of this GPU's alone", at_once["text"])
+        self.assertEqual(at_once["pcie_path"], "pci0000:00/0000:00:07.0")
+
+
+def together_row(direction, gbs, path, gpu=None):
+    row = host_link_row(direction, gbs)
+    name = row["name"].replace("HostLink/copy", "HostLink/together")
+    return dict(row, name=name, run_name=name, label=f"pcie path {path}")
+
+
+class HostLinkSharing(unittest.TestCase):
+    """Which GPUs share a bottleneck, from their copies at once against alone and where their PCIe paths meet."""
+
+    def card_of(self, alone, at_once, path):
+        rows = [host_link_row(0, alone), host_link_row(1, alone), together_row(0, at_once, path),
+                together_row(1, at_once, path)]
+        return types.SimpleNamespace(values=list(values(report_model.Report({}, [report_model.Row(r) for r in rows]))
+                                                 .values()))
+
+    def test_four_gpus_on_one_root_complex_share_its_side(self):
+        built = [(g, self.card_of(55.4, 39.0, f"pci0000:00/0000:00:0{7 + g}.0")) for g in range(4)]
+        lines = host_link.sharing(built)
+        self.assertEqual(len(lines), 2)
+        self.assertIn("host to GPU copy: 156.0 GB/s in all with GPUs 0, 1, 2, 3 at once", lines[0])
+        self.assertIn("GPUs 0, 1, 2, 3 share a bottleneck (at once 0.70-0.70 of alone): their paths meet at the root "
+                      "complex pci0000:00", lines[0])
+
+    def test_a_switch_shared_by_two_gpus_and_two_gpus_that_share_nothing(self):
+        built = [(0, self.card_of(55.4, 27.7, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0")),
+                 (1, self.card_of(55.4, 27.7, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0")),
+                 (2, self.card_of(55.4, 55.2, "pci0000:80/0000:80:01.0")),
+                 (3, self.card_of(55.4, 55.3, "pci0000:c0/0000:c0:01.0"))]
+        line = host_link.sharing(built)[0]
+        self.assertIn("GPUs 0, 1 share a bottleneck (at once 0.50-0.50 of alone): their paths meet at 0000:01:00.0 "
+                      "under pci0000:00", line)
+        self.assertIn("GPUs 2, 3 copy at once as fast as alone", line)
+
+    def test_a_run_of_one_gpu_says_nothing_of_sharing(self):
+        self.assertEqual(host_link.sharing([(0, self.card_of(55.4, 39.0, "pci0000:00/0000:00:07.0"))]), [])
 
 
 CALIBRATION = os.path.join(ROOT, "docs", "results", "2026-11-25-verdicts", "raw.tar.xz", "runs")

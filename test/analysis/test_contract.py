@@ -38,9 +38,27 @@ def listing():
     for line in out.splitlines():
         name, args, _ = report_model.parse_name(line.strip())
         registered.setdefault(name, set()).update(args)
+    registered.update(node_only_rows())
     catalog = json.loads(subprocess.run([GPUBENCH, "--gpubench_list_counters=json"], capture_output=True, text=True,
                                         check=True).stdout)
     return registered, [entry["name"] for entry in catalog]
+
+
+# Rows only a node run registers (registry.h's running_as_node: its parent and children): a listing of one process
+# has none, so they are read from their registration in the source, with their arguments.
+NODE_ONLY = ("HostLink/together",)
+
+
+def node_only_rows():
+    found = {}
+    for folder, _, files in os.walk(os.path.join(ROOT, "bench")):
+        for file in files:
+            with open(os.path.join(folder, file), errors="replace") as f:
+                text = f.read()
+            for name in NODE_ONLY:
+                for args in re.findall(r'family\.gpu\("' + re.escape(name) + r'", \{([^}]*)\}', text):
+                    found[name] = set(re.findall(r'"([A-Za-z_]+)"', args))
+    return found
 
 
 def described(counter, catalog):

@@ -2,8 +2,10 @@
 // parent's side (app/node_run.cpp) tested against the child's side as it runs. It reads gpubench's flags, offers each
 // GPU that measures its link a handle, says ready, runs its own rows (NODE_CHILD_OWN_SECONDS), then takes a turn on
 // each peer and asks that peer's process for a way back, logs what it did and when, writes its report, and serves its
-// measurers' way backs until the parent's bye. NODE_CHILD_MEMORY logs when it stopped mapping its measurers' offers
-// ("unmapped GPU") and when it freed what it offered its peers ("freed GPU"), in the order they happened.
+// measurers' way backs until the parent's bye. With NODE_CHILD_HOST_SECONDS it first takes the HostLink rows' steps: a
+// step every GPU takes at once ("arrive", "together"), then a turn on the host alone ("host"). NODE_CHILD_MEMORY logs
+// when it stopped mapping its measurers' offers ("unmapped GPU") and when it freed what it offered its peers ("freed
+// GPU"), in the order they happened.
 #include "common/link_turn.h"
 
 #include <chrono>
@@ -44,8 +46,8 @@ std::vector<int> list_of(const std::string& text) {
   return out;
 }
 
-double seconds_of(const char* variable) {
-  const char* text = std::getenv(variable);
+double seconds_of(const std::string& variable) {
+  const char* text = std::getenv(variable.c_str());
   return text ? std::atof(text) : 0.0;
 }
 
@@ -83,6 +85,23 @@ int main(int argc, char** argv) {
   for (int peer : peers)
     if (gpubench::node_offered(peer, "memory") != "0a" + std::to_string(peer))
       said("missing-offer " + me + " " + std::to_string(peer));
+  if (std::getenv("NODE_CHILD_HOST_SECONDS")) {  // what the HostLink rows do: copy all at once, then each alone
+    const double waits = seconds_of("NODE_CHILD_LATE_TOGETHER_GPU" + me);  // a child slower to its copies
+    std::this_thread::sleep_for(std::chrono::duration<double>(waits));
+    log("arrive " + me + " at " + std::to_string(now_s()));
+    int looks = 0;
+    std::string why;
+    if (!gpubench::node_together(
+            "host_copies", [&] { ++looks; }, 10.0, why))
+      said("together-failed " + me + " " + why);
+    log("together " + me + " at " + std::to_string(now_s()));
+    if (looks == 0) said("no-load-kept " + me);  // the row's load is topped up while it waits
+    const gpubench::HostTurn turn;
+    if (!turn.granted()) said("no-host-turn " + me + " " + turn.why_not());
+    log("host " + me + " start " + std::to_string(now_s()));
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_of("NODE_CHILD_HOST_SECONDS")));
+    log("host " + me + " end " + std::to_string(now_s()));
+  }
   log("own " + me + " start " + std::to_string(now_s()));
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds_of("NODE_CHILD_OWN_SECONDS")));
   log("own " + me + " end " + std::to_string(now_s()));

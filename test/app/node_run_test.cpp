@@ -581,6 +581,63 @@ TEST_F(NodeRunSpawn, TheChildsOwnTurnProtocolMeetsTheParent) {
     EXPECT_LT(at[unmapped], at[freed]) << x.what << ": freed while its peer still mapped it";
   }
 }
+
+// The HostLink rows' steps (link_turn.h): every GPU copies to the host at once only once the slowest has reached the
+// step (the copies overlap), then each GPU copies alone in its turn on the host, no two turns at once.
+TEST_F(NodeRunSpawn, HostCopiesStartTogetherThenTakeTheHostOneGpuAtATime) {
+  NodeRun run = four_gpus_with_links();
+  run.binary = GPUBENCH_NODE_CHILD;
+  const std::string said_log = dir_ + "/said.log";
+  const std::vector<std::pair<const char*, std::string>> settings = {{"NODE_CHILD_LOG", dir_ + "/turns.log"},
+                                                                     {"NODE_CHILD_SAID", said_log},
+                                                                     {"NODE_CHILD_HOST_SECONDS", "0.1"},
+                                                                     {"NODE_CHILD_LATE_TOGETHER_GPU2", "0.5"},
+                                                                     {"NODE_CHILD_LINK_SECONDS", "0.02"}};
+  for (const auto& [name, value] : settings) setenv(name, value.c_str(), 1);
+  ::testing::internal::CaptureStderr();
+  const NodeResult result = run_node(run);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  for (const auto& setting : settings) unsetenv(setting.first);
+  EXPECT_TRUE(result.ok) << result.message << said;
+  std::ifstream in(dir_ + "/turns.log");
+  double last_arrival = 0, first_together = 1e300;
+  int arrivals = 0, togethers = 0;
+  std::vector<Interval> host;
+  std::map<int, double> host_start;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string kind, edge;
+    int gpu = -1;
+    double when = 0;
+    words >> kind >> gpu >> edge >> when;
+    if (kind == "arrive") {
+      last_arrival = std::max(last_arrival, when);
+      ++arrivals;
+    } else if (kind == "together") {
+      first_together = std::min(first_together, when);
+      ++togethers;
+    } else if (kind == "host" && edge == "start") {
+      host_start[gpu] = when;
+    } else if (kind == "host") {
+      Interval turn;
+      turn.a = gpu;
+      turn.start = host_start[gpu];
+      turn.end = when;
+      host.push_back(turn);
+    }
+  }
+  EXPECT_EQ(arrivals, 4);
+  EXPECT_EQ(togethers, 4);
+  EXPECT_GE(first_together, last_arrival) << "a GPU's copies began before the slowest GPU reached them";
+  ASSERT_EQ(host.size(), 4u) << said;
+  for (const Interval& x : host)
+    for (const Interval& y : host)
+      if (&x != &y) EXPECT_FALSE(overlap(x, y)) << "GPUs " << x.a << " and " << y.a << " on the host at once";
+  std::ifstream complaints(said_log);
+  for (std::string line; std::getline(complaints, line);)
+    EXPECT_EQ(line.rfind("serve ", 0), 0u) << line;  // no step missed, no host turn refused, the load kept up
+  EXPECT_NE(said.find(">host "), std::string::npos) << "the node's timeline names the host's turns\n" << said;
+}
 #endif
 
 // GPUs 2 and 3 end their own rows first. Taking their link (the last round's) at once would push the first round's
