@@ -228,8 +228,19 @@ void together_rows(benchmark::State& state) {
   KeptLoad load(stream(), *b, bytes, to_gpu);
   const auto keep_loaded = [&] { load.top_up(); };
   if (!node_together(step + " start", keep_loaded, kTogetherWait, why)) throw std::runtime_error(why);
+  // A row that throws (an interrupt, a CUDA error) still says its copies are over, waiting for no one: the others'
+  // go on at once instead of at their wait's end.
+  struct EndSaid {
+    const std::string& step;
+    bool said = false;
+    ~EndSaid() {
+      std::string ignored;
+      if (!said) node_together(step + " end", nullptr, 0.0, ignored);
+    }
+  } end{step};
   time_copies(state, *b, bytes, to_gpu);
   const PcieLink link = read_under_load(load);
+  end.said = true;
   if (!node_together(step + " end", keep_loaded, kTogetherWait, why))
     throw std::runtime_error("the copies may not have overlapped every GPU's: " + why);
   report(state, *b, bytes, link);
