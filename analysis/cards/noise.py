@@ -26,6 +26,9 @@ CLASSES = {
     "cache_bandwidth": "a stream from L1 or L2",
     "dram_bandwidth": "a stream from or to DRAM (or a working set that spills to it)",
     "link_bandwidth": "a copy to or from another GPU",
+    "host_link": "a copy between the GPU and pinned host memory over PCIe, the GPU alone on the host: the host's "
+                 "memory and root complex move it from run to run",
+    "host_shared": "the same while every GPU of the node copies at once: how the host shares itself moves it",
     "launch_time": "the time of a whole short kernel, its launch included",
     "short_launch": "a bandwidth timed by events over launches shorter than SHORT_LAUNCH_US: the launch's own "
                     "overheads, and the host's, are percents of it",

@@ -173,7 +173,11 @@ def replaced(report, fresh_rows, families, gpus):
             row.gpu = gpus[0]  # one GPU asked for: its rows come back untagged
         if not gpus or row.gpu in redone:
             fresh.append(row)
-    kept = [row for row in report.all_rows if row.family not in families or (gpus and row.gpu not in redone)]
+    # Rows of a family the second measurement did not run (a node's copies at once, beside the copies alone that
+    # were measured again in a run of one GPU) stay as they were.
+    again = {(row.gpu, row.registered) for row in fresh}
+    kept = [row for row in report.all_rows if row.family not in families or (gpus and row.gpu not in redone)
+            or ((row.gpu if gpus else None), row.registered) not in again and row.registered]
     out = Report(report.context, kept + fresh, report.counter_table, sources=report.sources)
     out.measured_again = {"families": list(families), "gpus": list(gpus),
                           "benchmarks": [dict(row) for row in fresh_rows]}

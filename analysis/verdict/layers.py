@@ -33,7 +33,7 @@ def own_checks(values):
             checks.append({"key": v["key"], "label": v["label"], "value": v["value"], "unit": v["unit"],
                            "better": v.get("better"), "low": limit.get("low"), "high": limit.get("high"),
                            "source": limit["source"], "count": None, "inside": limit_table.judge(v, limit),
-                           "layer": "own", "detail": v.get("text")})
+                           "layer": "own", "detail": v.get("text"), "against": limit.get("against")})
     return checks
 
 

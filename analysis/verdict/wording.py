@@ -42,8 +42,8 @@ def limit_text(c):
 def layer_text(c):
     if c["layer"] == "node":
         return "against the node"
-    if c["layer"] == "own":
-        return "against its own SMs"
+    if c["layer"] == "own":  # a limit of the value's own says what it holds the value against
+        return c.get("against") or "against its own SMs"
     return f"{c.get('layer_name') or c['layer']} {c['layer']} limit"
 
 

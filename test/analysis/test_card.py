@@ -696,7 +696,8 @@ class HostLinkSharing(unittest.TestCase):
         line = host_link.sharing(built)[0]
         self.assertIn("GPUs 0, 1 share a bottleneck (at once 0.50-0.50 of alone): their paths meet at 0000:01:00.0 "
                       "under pci0000:00", line)
-        self.assertIn("GPUs 2, 3 copy at once as fast as alone", line)
+        self.assertIn("GPUs 2, 3 copy at once at 1.00-1.00 of alone: nothing they share slows them by 10% or more",
+                      line)
 
     def test_a_run_of_one_gpu_says_nothing_of_sharing(self):
         self.assertEqual(host_link.sharing([(0, self.card_of(55.4, 39.0, "pci0000:00/0000:00:07.0"))]), [])

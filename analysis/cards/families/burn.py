@@ -78,7 +78,7 @@ def card(report):
         first, last = rates
         yield Value("burn.gemm_held", SECTION, "GEMM rate held (last quarter / first)", last / first,
                     "of the first quarter", source, f"{first:.0f} TFLOP/s in the first quarter, {last:.0f} in the last",
-                    better="higher", limit={"low": HELD_LIMIT, "source": "the burn's own first quarter "
+                    better="higher", limit={"low": HELD_LIMIT, "against": "against its first quarter", "source": "the burn's own first quarter "
                                                                          "(docs/experiments/burn.md)"})
     yield Value("burn.memory_gbs", SECTION, "memory test rate under burn", row.value("memory_gbs"), "GB/s", source,
                 f"{row.value('memory_rounds') or 0:.0f} rounds of 8 passes over 2 GiB, "

@@ -28,4 +28,4 @@ def card(report):
     # memtest preset's verdict judges.
     yield Value("memory.pattern_test_wrong_words", SECTION, "words read other than written", wrong, "words",
                 short(row["run_name"]), f"{wrong:.0f}", better="lower",
-                limit={"high": 0, "source": "every word must read as written (docs/experiments/memtest.md)"})
+                limit={"high": 0, "against": "against what was written", "source": "every word must read as written (docs/experiments/memtest.md)"})

@@ -1,0 +1,126 @@
+"""The host links of a node check on two H200s (test/fixtures/h200x2-node-check.json.gz, GPU-f70fc72c and
+GPU-02431fa8; a second one, -2, back to back), each GPU copying alone in its turn on the host and with every GPU at once, and the same node with GPU
+0's link really slowed (h200x2-hostlink-plant.json.gz: GPUBENCH_PLANT_HOSTLINK=1@0, each timed copy moving its bytes
+twice): the healthy node is normal and its card says how the GPUs share the host; the slowed link is named by the
+node layer and against the link's theoretical, also after the verdict measured it again; the copies at once are never
+judged, and compare of two such runs gives them a class of their own."""
+import gzip
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, ROOT)
+from analysis.cards import noise  # noqa: E402
+from analysis.cards.families import host_link  # noqa: E402
+from analysis.model import report as report_model  # noqa: E402
+from analysis.verdict import judge, node_card  # noqa: E402
+from analysis.verdict import limits as limit_table  # noqa: E402
+from analysis.verdict.table import ABNORMAL, NORMAL  # noqa: E402
+
+FIXTURES = os.path.join(ROOT, "test", "fixtures")
+
+
+def fixture(name):
+    with gzip.open(os.path.join(FIXTURES, name), "rt") as f:
+        return json.load(f)
+
+
+def judged(data):
+    """[(gpu, card, status, line)] and the node's verdict of a run given as its JSON."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "run.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        cards = judge.judge_all(report_model.load(path), limit_table.load(limit_table.RANGES))
+    return cards, judge.node_verdict(cards)
+
+
+def value(card, key):
+    return next((v for v in card.values if v["key"] == key), None)
+
+
+def scale_alone(data, gpu, direction, factor):
+    for row in data["benchmarks"]:
+        if row["name"].startswith(f"HostLink/copy/gpu:{gpu}/direction:{direction}/"):
+            row["bytes_per_second"] *= factor
+            row["fraction_of_pcie"] *= factor
+
+
+class HealthyNode(unittest.TestCase):
+    def setUp(self):
+        self.cards, self.node = judged(fixture("h200x2-node-check.json.gz"))
+
+    def test_normal_with_the_links_alone_judged_by_node_and_own_layers_and_at_once_by_none(self):
+        self.assertEqual([s for *_, s, _ in self.cards], [NORMAL, NORMAL])
+        self.assertEqual(self.node["status"], NORMAL)
+        for _, card, _, _ in self.cards:
+            layers = {c["layer"] for c in card.checks["checks"] if c["key"].startswith("host_link.")}
+            self.assertEqual(layers, {"node", "own"})
+            self.assertFalse([c for c in card.checks["checks"] if c["key"].startswith("host_link.together")])
+            self.assertGreater(value(card, "host_link.to_gpu.of_link")["value"], 0.85)  # 55.2 of Gen5 x16's 63.0
+
+    def test_the_node_card_says_what_the_gpus_share(self):
+        built = [(gpu, card) for gpu, card, _, _ in self.cards]
+        lines = host_link.sharing(built)
+        self.assertEqual(len(lines), 2)
+        self.assertTrue(lines[0].startswith("host to GPU copy: 106.4 GB/s in all with GPUs 0, 1 at once"), lines[0])
+        self.assertIn("nothing they share slows them by 10% or more", lines[0])
+        self.assertIn("## Host links", node_card.node_markdown(report_model.Report({}, []), built, {}, [], None))
+
+    def test_a_link_alone_at_half_its_rate_is_named_by_both_layers_and_8_percent_by_the_node(self):
+        data = fixture("h200x2-node-check.json.gz")
+        scale_alone(data, 1, 1, 0.5)
+        cards, node = judged(data)
+        self.assertEqual([s for *_, s, _ in cards], [NORMAL, ABNORMAL])
+        line = cards[1][3]
+        self.assertIn("GPU to host copy alone, of the link's theoretical", line)
+        self.assertIn("against the link's theoretical: at least 0.5", line)
+        self.assertIn("against the node", line)
+        data = fixture("h200x2-node-check.json.gz")
+        scale_alone(data, 1, 0, 0.92)
+        cards, _ = judged(data)
+        self.assertEqual(cards[1][2], ABNORMAL)
+        self.assertNotIn("of the link's theoretical", cards[1][3])  # 0.81 of the link: above its own floor
+
+
+class PlantedOnTheGpu(unittest.TestCase):
+    def test_the_slowed_link_is_named_and_its_copies_at_once_outlive_the_second_measurement(self):
+        data = fixture("h200x2-hostlink-plant.json.gz")
+        self.assertEqual(data["gpubench_measured_again"]["families"], ["HostLink"])
+        cards, node = judged(data)
+        self.assertEqual([s for *_, s, _ in cards], [ABNORMAL, NORMAL])
+        self.assertEqual(node["status"], ABNORMAL)
+        line = cards[0][3]
+        self.assertIn("[planted: GPUBENCH_PLANT_HOSTLINK=1@0]", line)
+        self.assertIn("against the link's theoretical", line)
+        at_once = value(cards[0][1], "host_link.together_to_gpu")
+        self.assertIsNotNone(at_once["value"], "GPU 0's copies at once were dropped with its rows measured again")
+
+
+class Compare(unittest.TestCase):
+    def test_copies_alone_and_at_once_have_classes_of_their_own(self):
+        report = report_model.Report({}, [report_model.Row(r) for r in fixture("h200x2-node-check.json.gz")
+                                          ["benchmarks"]])
+        classes = {(r.registered, noise.class_of(r, "bytes_per_second")) for r in report.rows("HostLink")}
+        self.assertEqual(classes, {("HostLink/copy", "host_link"), ("HostLink/together", "host_shared")})
+
+    def test_compare_of_two_node_checks_of_identical_code_is_quiet_on_the_host_links(self):
+        import subprocess
+        with tempfile.TemporaryDirectory() as folder:
+            before, after = os.path.join(folder, "a.json"), os.path.join(folder, "b.json")
+            for path, name in ((before, "h200x2-node-check.json.gz"), (after, "h200x2-node-check-2.json.gz")):
+                with open(path, "w") as f:
+                    json.dump(fixture(name), f)
+            done = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "compare.py"), before, after,
+                                   "--threshold", "2"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+        claims = [line for line in done.stdout.splitlines() if "HostLink" in line and ("slower" in line or
+                                                                                    "faster" in line)]
+        self.assertEqual(claims, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
