@@ -110,8 +110,9 @@ def values_line(v):
                                                                                   else "")
                 + ("; " + "; ".join(why) if why else ""))
     if v.get("preset") in ("burn", "memtest"):
-        return (f"normal: the {v['preset']} preset's {v['limited']} checks within their limits ({v['counts']}); no SKU "
-                f"limit lists its values{closest_text(v['checks'])}")
+        unlisted = "" if any(c.get("layer") == "sku" for c in v["checks"]) else "; no SKU limit lists its values"
+        return (f"normal: the {v['preset']} preset's {v['limited']} checks within their limits ({v['counts']})"
+                f"{unlisted}{closest_text(v['checks'])}")
     note = f" ({v['informational']} informational)" if v["informational"] else ""
     other = f"; {v['other_method']} measured by another method (no limit for it)" if v["other_method"] else ""
     part = f"; subset: {v['missing']} not measured, as asked" if v["missing"] else ""

@@ -1,7 +1,8 @@
 """The burn and memtest presets' verdicts on runs of four H100s (test/fixtures/h100x4-burn.json.gz: 120 s, every GPU
 at once; h100x4-memtest.json.gz) and a burn of one H100 with a product's bit flipped (h100-burnplant.json.gz): healthy
-runs are normal; a GPU whose GEMM rate sits 15% under its node's others is named by the node layer, one 7% under is
-not (gpu-fryer's 10%); a rate that falls over the burn is the own layer's; the hardware holding the clocks is a finding
+runs are normal; a GPU whose GEMM rate sits 15% under its node's others is named by the node layer; one 7% under is
+not (gpu-fryer's 10%), but its SKU's limit names it (4% under the calibration boards' median), and 2% under neither; a
+rate that falls over the burn is the own layer's; the hardware holding the clocks is a finding
 with its reason and the second it began, SW thermal a warning, the power cap neither; a wrong product and a wrong
 memory word are wrong results; the node card sets the burn's values side by side."""
 import copy
@@ -72,11 +73,11 @@ class BurnVerdicts(unittest.TestCase):
         self.assertEqual(node["status"], NORMAL)
         for _, card, _, line in cards:
             layers = {c["layer"] for c in card.checks["checks"] if c["key"].startswith("burn.")}
-            self.assertEqual(layers, {"own", "node"})
+            self.assertEqual(layers, {"own", "node", "sku"})  # the SKU's burn limits (reference_ranges.json)
             self.assertIn("the burn preset's", line)
             self.assertEqual(judge.family_findings(card.report), [])  # the power cap alone held the clocks
 
-    def test_a_gpu_15_percent_slower_than_its_node_is_named_and_7_percent_is_not(self):
+    def test_a_gpu_15_percent_slower_is_named_by_its_node_7_percent_by_its_sku_and_2_percent_by_neither(self):
         scale_rate(burn_row(self.data, 2), 0.85)
         cards, node = judged(self.data)
         self.assertEqual(status_of(cards, 2), ABNORMAL)
@@ -85,8 +86,17 @@ class BurnVerdicts(unittest.TestCase):
         self.assertIn("FP16 GEMM rate under burn", line)
         self.assertIn("node", line)
         self.assertEqual(node["status"], ABNORMAL)
+        # 7% slower: inside the node's 10% (gpu-fryer's rule), below the SKU's limit (4% under its boards' median).
         data = fixture("h100x4-burn.json.gz")
         scale_rate(burn_row(data, 2), 0.93)
+        cards, _ = judged(data)
+        self.assertEqual(status_of(cards, 2), ABNORMAL)
+        card = next(c for g, c, _, _ in cards if g == 2)
+        outside = {c["layer"] for c in card.checks["checks"] if c["key"] == "burn.gemm_tflops" and c["inside"] is False}
+        self.assertEqual(outside, {"sku"})
+        # 2% slower: inside both.
+        data = fixture("h100x4-burn.json.gz")
+        scale_rate(burn_row(data, 2), 0.98)
         cards, _ = judged(data)
         self.assertEqual(status_of(cards, 2), NORMAL)
 
