@@ -185,13 +185,28 @@ def clock_step(model, gpu_name):
     return found.get(gpu_name, max(found.values(), default=0.0))
 
 
-def stated_half_width(model, cls, within, gpu_name=None, result=None):
+def clock_headroom(row, context):
+    """How far below the board's top SM clock a row ran (relative, 0 at or above it): a repeat may run it at the top.
+    The top is the driver's maximum or the run's measured clock, whichever is higher (an H100 hot from a burn ran
+    FP64 rows at 1956 MHz and, next run, at 1984: 1.4%, where the runs' median clocks were 0.06% apart)."""
+    clock = row.value("sm_mhz")
+    tops = []
+    for key in ("gpu_sm_clock_mhz_max", "gpu_sm_clock_mhz_measured"):
+        try:
+            tops.append(float(context.get(key)))
+        except (TypeError, ValueError):
+            pass
+    return max(0.0, max(tops) / clock - 1) if clock and tops and max(tops) > 0 else 0.0
+
+
+def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0.0):
     """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
     repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
     uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
     run-to-run deviation (`repeat_sigma`: page placement, clocks, what no run sees of itself). None without
     `within`; `within` alone where the class has no calibration. `gpu_name`: the SKU's own deviation where the
-    calibration had runs of it. `result` ("row quantity", result_name): a result that moved more than its class on
+    calibration had runs of it. `headroom` (clock_headroom): how far below the board's top clock the row ran, added
+    whole, like the clock's step, to a result that moves with the SM clock. `result` ("row quantity", result_name): a result that moved more than its class on
     this SKU (a chase at a capacity edge, a row at two levels) states its own, wider deviation."""
     if within is None:
         return None
@@ -202,7 +217,10 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None):
         sigma = max(sigma or 0.0, own)
     if sigma is None:
         return within
-    step = clock_step(model, gpu_name) if result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1]) else 0.0
+    moves = result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1])
+    # The headroom applies to every result the SM clock moves; the step to those whose class was calibrated in the
+    # other unit (sm_time's deviation already holds the steps its calibration runs saw).
+    step = (clock_step(model, gpu_name) if moves else 0.0) + (headroom if moves or cls == "sm_time" else 0.0)
     return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5 + step
 
 

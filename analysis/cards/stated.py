@@ -27,7 +27,8 @@ def half_width(row, quantity, context, model=None):
         return None
     model = model if model is not None else noise.load()
     return noise.stated_half_width(model, noise.class_of(row, quantity, context), row.half_width(quantity),
-                                   context.get("gpu_name"), noise.result_name(row.key, quantity))
+                                   context.get("gpu_name"), noise.result_name(row.key, quantity),
+                                   noise.clock_headroom(row, context))
 
 
 def _value(raw, quantity):

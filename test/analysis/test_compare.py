@@ -658,6 +658,27 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
         self.assertEqual(noise.stated_half_width(self.model, cls, 0.001, "NVIDIA H200", name),
                          noise.stated_half_width(self.model, cls, 0.001, "NVIDIA H200"))
 
+    def test_a_row_below_the_boards_top_clock_states_how_far_a_repeat_at_the_top_may_move(self):
+        # An H100 hot from four burns ran FP64 rows at 1955 MHz, the next run at 1982 (docs/results/2026-11-27-host-links).
+        noise, report = self.noise, sys.modules["analysis.model.report"]
+        context = {"gpu_sm_clock_mhz_max": "1980", "gpu_sm_clock_mhz_measured": "1980", "gpu_name": "NVIDIA H100 80GB HBM3"}
+        slow = report.Row({"name": "InstructionThroughput/dfma/ilp:4/warps:8/manual_time", "run_type": "iteration",
+                           "sm_mhz": 1955.0, "tflops": 32.9})
+        fast = report.Row(dict(slow, sm_mhz=1995.0))
+        self.assertAlmostEqual(noise.clock_headroom(slow, context), 1980 / 1955 - 1)
+        self.assertEqual(noise.clock_headroom(fast, context), 0.0)
+        self.assertEqual(noise.clock_headroom(slow, {}), 0.0)  # a run that says no clock: none added
+        name = noise.result_name(slow.key, "tflops")
+        at_top = noise.stated_half_width(self.model, "sm_time", 0.001, context["gpu_name"], name)
+        below = noise.stated_half_width(self.model, "sm_time", 0.001, context["gpu_name"], name,
+                                        noise.clock_headroom(slow, context))
+        self.assertAlmostEqual(below - at_top, 1980 / 1955 - 1)
+        # A result the clock does not move (a DRAM stream's bytes per second) states no headroom.
+        self.assertEqual(noise.stated_half_width(self.model, "dram_bandwidth", 0.001, context["gpu_name"],
+                                                 "Stream/read bytes_per_second", 0.0128),
+                         noise.stated_half_width(self.model, "dram_bandwidth", 0.001, context["gpu_name"],
+                                                 "Stream/read bytes_per_second"))
+
     def test_about_five_percent_of_the_h200s_values_fall_outside_the_stated_precision(self):
         report = sys.modules["analysis.model.report"]
         runs = []

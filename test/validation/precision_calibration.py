@@ -47,7 +47,8 @@ def results(path, model=None):
                 width = row.half_width(quantity)
                 if model is not None:
                     width = noise.stated_half_width(model, cls, width, report.context.get("gpu_name"),
-                                                    noise.result_name(row.key, quantity))
+                                                    noise.result_name(row.key, quantity),
+                                                    noise.clock_headroom(row, report.context))
                 found[(row.key, quantity)] = (value, width, (row.value("sm_mhz"), better))
     return found
 
@@ -110,7 +111,8 @@ def planted(data, rule, model):
             if quantity == "time" or quantity not in raw:
                 continue
             stated = noise.stated_half_width(model, noise.class_of(row, quantity, context), row.half_width(quantity),
-                                             context.get("gpu_name"), noise.result_name(row.key, quantity))
+                                             context.get("gpu_name"), noise.result_name(row.key, quantity),
+                                             noise.clock_headroom(row, context))
             share = rule(row, quantity, stated)
             if share is not None:
                 raw[quantity] = raw[quantity] * (1 + share if better == "lower" else 1 - share)
