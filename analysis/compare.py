@@ -36,7 +36,7 @@ if __package__ in (None, ""):  # run as a script: the package is the folder abov
 from analysis.model import cli  # noqa: E402
 from analysis.cards import noise  # noqa: E402
 from analysis.comparing.comparison import (CLOCK_TOLERANCE, Side, compare_rows, host_row, judge,  # noqa: E402
-                                 load, names_another_gpu, own_rows, sides_of)
+                                 load, names_another_gpu, node_only, own_rows, sides_of)
 
 # Built here from analysis/comparing/comparison.py's data, rendered here; the names other scripts read are these.
 __all__ = ["CLOCK_TOLERANCE", "Side", "compare_rows", "host_row", "judge", "load", "render", "run_compare", "sides_of"]
@@ -157,7 +157,7 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
                 problems.append(f"failed in {side}: {name}: {error}")
     # Said, not failed: host rows that only one host has (a sweep up to its cores), and with --gpu the links and peer
     # chases of one side only (a GPU alone measures its own pairs; a node gives each pair to one of its two GPUs).
-    said = {"host": [], "link": []}
+    said = {"host": [], "link": [], "node": []}
     for label, mine, theirs, their_failed in (("only in BEFORE", before, after, after_failed),
                                               ("only in AFTER", after, before, before_failed)):
         for name in sorted(n for n in mine if n not in theirs and n not in their_failed):
@@ -165,6 +165,8 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
                 said["host"].append(f"{label} (a host row: the hosts differ): {name}")
             elif picks and names_another_gpu(mine[name].rows[0]):
                 said["link"].append(f"{label} (a link: the runs' pairs differ): {name}")
+            elif node_only(mine[name].rows[0]):
+                said["node"].append(f"{label} (a node's row: every GPU of a node at once): {name}")
             else:
                 problems.append(f"{label}: {name}")
     judged = [e for e in entries if e["role"] != "diagnostic"]
@@ -192,16 +194,17 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     summary = (f"{rows} rows, {len(judged)} quantities judged ({scope_text} noise): " +
                ", ".join(f"{counts[v]} {v}" for v in sorted(counts)) +
                (f"; {len(problems)} row(s) failed or missing on one side" if problems else "") +
-               "".join(f"; {len(said[what])} {what} row(s) on one side only (the {why} differ)"
-                       for what, why in (("host", "hosts"), ("link", "runs' pairs")) if said[what]))
+               "".join(f"; {len(said[what])} {what} row(s) on one side only ({why})"
+                       for what, why in (("host", "the hosts differ"), ("link", "the runs' pairs differ"),
+                                         ("node", "only a node copies with every GPU at once")) if said[what]))
     status = 0
     if threshold is not None and (slower or changed or problems):
         status = 1
     context = [(label, str(before_report.context.get(key, "-")), str(after_report.context.get(key, "-")))
                for label, key in CONTEXT_KEYS]
     readings = measured_again_lines("BEFORE", before_report) + measured_again_lines("AFTER", after_report)
-    return status, context, entries, problems + said["host"] + said["link"] + readings, summary, slower, changed, \
-        problems
+    notes = problems + said["host"] + said["link"] + said["node"] + readings
+    return status, context, entries, notes, summary, slower, changed, problems
 
 
 def blind_at(entries, threshold):

@@ -261,6 +261,14 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
     return out
 
 
+# Rows only a node run has (registry.h's running_as_node): a GPU alone has no twin of them.
+NODE_ONLY_ROWS = ("HostLink/together",)
+
+
+def node_only(row):
+    return row.registered in NODE_ONLY_ROWS
+
+
 def names_another_gpu(row):
     """A row of a link or of a peer's memory: which pairs a run measures depends on its GPUs and the node's schedule."""
     return bool({"peer", "memory_on"} & set(row.args))

@@ -146,6 +146,27 @@ class Compare(unittest.TestCase):
             self.assertIn("ambiguous", line)
         self.assertEqual(done.returncode, 0, done.stdout[-1500:])
 
+    def test_each_gpu_alone_against_its_node_says_the_nodes_copies_at_once_apart(self):
+        import subprocess
+        node = fixture("h200x2-node-check.json.gz")
+        alone = {"context": dict(node["context"]), "benchmarks": []}
+        for key in [k for k in alone["context"] if k.endswith("/gpu:0")]:
+            alone["context"][key[:-len("/gpu:0")]] = alone["context"][key]
+        for row in node["benchmarks"]:  # GPU 0's rows as its run alone has them: no copies at once
+            if "/gpu:0/" in row["name"] and not row["name"].startswith("HostLink/together"):
+                alone["benchmarks"].append(dict(row, name=row["name"].replace("/gpu:0", ""),
+                                                run_name=row["run_name"].replace("/gpu:0", "")))
+        with tempfile.TemporaryDirectory() as folder:
+            paths = [os.path.join(folder, "alone.json"), os.path.join(folder, "node.json")]
+            for path, run in zip(paths, (alone, node)):
+                with open(path, "w") as f:
+                    json.dump(run, f)
+            done = subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "compare.py"), *paths, "--gpu", "0",
+                                   "--threshold", "2"], capture_output=True, text=True)
+        self.assertIn("2 node row(s) on one side only (only a node copies with every GPU at once)", done.stdout)
+        self.assertNotIn("failed or missing", done.stdout)
+        self.assertEqual(done.returncode, 0, done.stdout[-1500:])
+
 
 if __name__ == "__main__":
     unittest.main()
