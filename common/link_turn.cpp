@@ -325,26 +325,35 @@ bool node_together(const std::string& name, const std::function<void()>& while_w
   }
 }
 
+namespace {
+
+// Asks the parent for a turn ("WHAT SEQ") and waits for its "go SEQ": true, or false with `why_not` (`late`: the
+// words for a wait that ran out).
+bool ask_for_turn(const std::string& what, unsigned long long sequence, double wait_seconds, const std::string& late,
+                  bool& asked, std::string& why_not) {
+  if (!say(what + " " + std::to_string(sequence))) {
+    why_not = "the node run's parent is gone";
+    return false;
+  }
+  asked = true;
+  const auto until = after(wait_seconds);
+  const std::string go = "go " + std::to_string(sequence);
+  while (true) {
+    const std::string heard = hear(until);
+    if (heard == go) return true;
+    if (aside(heard)) continue;  // an answer to a turn given up before: not this one
+    why_not = why_unanswered(
+        heard, late + " in " + std::to_string(static_cast<int>(wait_seconds)) + " s (the node's schedule)");
+    return false;
+  }
+}
+
+}  // namespace
+
 HostTurn::HostTurn(double wait_seconds) {
   if (pipes().to_parent < 0) return;  // no node run: the host is this GPU's alone
   sequence_ = next_turn_sequence();
-  if (!say("host " + std::to_string(sequence_))) {
-    granted_ = false;
-    why_not_ = "the node run's parent is gone";
-    return;
-  }
-  asked_ = true;
-  const auto until = after(wait_seconds);
-  const std::string go = "go " + std::to_string(sequence_);
-  while (true) {
-    const std::string heard = hear(until);
-    if (heard == go) return;
-    if (aside(heard)) continue;
-    granted_ = false;
-    why_not_ = why_unanswered(heard, "no turn on the host's link in " + std::to_string(static_cast<int>(wait_seconds)) +
-                                         " s (the node's schedule)");
-    return;
-  }
+  granted_ = ask_for_turn("host", sequence_, wait_seconds, "no turn on the host's link", asked_, why_not_);
 }
 
 HostTurn::~HostTurn() {
@@ -354,23 +363,8 @@ HostTurn::~HostTurn() {
 LinkTurn::LinkTurn(int peer, double wait_seconds) {
   if (peer < 0 || pipes().to_parent < 0) return;  // no other GPU, or no node run: nothing to wait for
   sequence_ = next_turn_sequence();
-  if (!say("turn " + std::to_string(peer) + " " + std::to_string(sequence_))) {
-    granted_ = false;
-    why_not_ = "the node run's parent is gone";
-    return;
-  }
-  asked_ = true;
-  const auto until = after(wait_seconds);
-  const std::string go = "go " + std::to_string(sequence_);
-  while (true) {
-    const std::string heard = hear(until);
-    if (heard == go) return;
-    if (aside(heard)) continue;  // an answer to a turn given up before: not this one
-    granted_ = false;
-    why_not_ = why_unanswered(heard, "no turn on GPU " + std::to_string(peer) + "'s link in " +
-                                         std::to_string(static_cast<int>(wait_seconds)) + " s (the node's schedule)");
-    return;
-  }
+  granted_ = ask_for_turn("turn " + std::to_string(peer), sequence_, wait_seconds,
+                          "no turn on GPU " + std::to_string(peer) + "'s link", asked_, why_not_);
 }
 
 namespace {

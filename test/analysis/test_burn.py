@@ -6,7 +6,6 @@ rate that falls over the burn is the own layer's; the hardware holding the clock
 with its reason and the second it began, SW thermal a warning, the power cap neither; a wrong product and a wrong
 memory word are wrong results; the node card sets the burn's values side by side."""
 import copy
-import gzip
 import json
 import os
 import sys
@@ -21,22 +20,7 @@ from analysis.verdict import judge, node_card  # noqa: E402
 from analysis.verdict import limits as limit_table  # noqa: E402
 from analysis.verdict.table import ABNORMAL, BUSY, NORMAL, WRONG  # noqa: E402
 
-FIXTURES = os.path.join(ROOT, "test", "fixtures")
-
-
-def fixture(name):
-    with gzip.open(os.path.join(FIXTURES, name), "rt") as f:
-        return json.load(f)
-
-
-def judged(data):
-    """[(gpu, card, status, line)] and the node's verdict of a run given as its JSON."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "run.json")
-        with open(path, "w") as f:
-            json.dump(data, f)
-        cards = judge.judge_all(report_model.load(path), limit_table.load(limit_table.RANGES))
-    return cards, judge.node_verdict(cards)
+from fixtures import fixture, judged  # noqa: E402
 
 
 def burn_row(data, gpu):

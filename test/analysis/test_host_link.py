@@ -4,7 +4,6 @@ GPU-02431fa8; a second one, -2, back to back), each GPU copying alone in its tur
 twice): the healthy node is normal and its card says how the GPUs share the host; the slowed link is named by the
 node layer and against the link's theoretical, also after the verdict measured it again; the copies at once are never
 judged, and compare of two such runs gives them a class of their own."""
-import gzip
 import json
 import os
 import sys
@@ -16,26 +15,10 @@ sys.path.insert(0, ROOT)
 from analysis.cards import noise  # noqa: E402
 from analysis.cards.families import host_link  # noqa: E402
 from analysis.model import report as report_model  # noqa: E402
-from analysis.verdict import judge, node_card  # noqa: E402
-from analysis.verdict import limits as limit_table  # noqa: E402
+from analysis.verdict import node_card  # noqa: E402
 from analysis.verdict.table import ABNORMAL, NORMAL  # noqa: E402
 
-FIXTURES = os.path.join(ROOT, "test", "fixtures")
-
-
-def fixture(name):
-    with gzip.open(os.path.join(FIXTURES, name), "rt") as f:
-        return json.load(f)
-
-
-def judged(data):
-    """[(gpu, card, status, line)] and the node's verdict of a run given as its JSON."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "run.json")
-        with open(path, "w") as f:
-            json.dump(data, f)
-        cards = judge.judge_all(report_model.load(path), limit_table.load(limit_table.RANGES))
-    return cards, judge.node_verdict(cards)
+from fixtures import fixture, judged  # noqa: E402
 
 
 def value(card, key):
