@@ -191,7 +191,12 @@ def clock_step(model, gpu_name):
 def clock_headroom(row, context):
     """How far below the board's top SM clock a row ran (relative, 0 at or above it): a repeat may run it at the top.
     The top is the driver's maximum or the run's measured clock, whichever is higher (an H100 hot from a burn ran
-    FP64 rows at 1956 MHz and, next run, at 1984: 1.4%, where the runs' median clocks were 0.06% apart)."""
+    FP64 rows at 1956 MHz and, next run, at 1984: 1.4%, where the runs' median clocks were 0.06% apart). None for a row
+    whose clock a reason held (NVML's clock-event reasons) or that ran under 97% of rated (clock_flagged: the card warns
+    of it): the power cap holds a tensor core's wgmma at 1540-1710 MHz, run after run, and its class's calibrated
+    deviation covers it, where a headroom would state +-18%."""
+    if row.value("clock_reasons") or row.value("clock_flagged"):
+        return 0.0
     clock = row.value("sm_mhz")
     tops = []
     for key in ("gpu_sm_clock_mhz_max", "gpu_sm_clock_mhz_measured"):

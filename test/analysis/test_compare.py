@@ -668,6 +668,8 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
         self.assertAlmostEqual(noise.clock_headroom(slow, context), 1980 / 1955 - 1)
         self.assertEqual(noise.clock_headroom(fast, context), 0.0)
         self.assertEqual(noise.clock_headroom(slow, {}), 0.0)  # a run that says no clock: none added
+        capped = report.Row(dict(slow, sm_mhz=1542.0, clock_reasons=4.0))  # the power cap held it: repeats there
+        self.assertEqual(noise.clock_headroom(capped, context), 0.0)
         name = noise.result_name(slow.key, "tflops")
         at_top = noise.stated_half_width(self.model, "sm_time", 0.001, context["gpu_name"], name)
         below = noise.stated_half_width(self.model, "sm_time", 0.001, context["gpu_name"], name,
