@@ -227,9 +227,8 @@ void together_rows(benchmark::State& state) {
   }
   KeptLoad load(stream(), *b, bytes, to_gpu);
   const auto keep_loaded = [&] { load.top_up(); };
-  if (!node_together(step + " start", keep_loaded, kTogetherWait, why)) throw std::runtime_error(why);
-  // A row that throws (an interrupt, a CUDA error) still says its copies are over, waiting for no one: the others'
-  // go on at once instead of at their wait's end.
+  // A row that throws (an interrupt, a CUDA error while it waits or times) still says its copies are over, waiting
+  // for no one: the others' go on at once instead of at their wait's end.
   struct EndSaid {
     const std::string& step;
     bool said = false;
@@ -238,6 +237,7 @@ void together_rows(benchmark::State& state) {
       if (!said) node_together(step + " end", nullptr, 0.0, ignored);
     }
   } end{step};
+  if (!node_together(step + " start", keep_loaded, kTogetherWait, why)) throw std::runtime_error(why);
   time_copies(state, *b, bytes, to_gpu);
   const PcieLink link = read_under_load(load);
   end.said = true;
