@@ -588,15 +588,21 @@ class Turns {
           (next == nullptr || t.asked < next->asked))
         next = &t;
     if (next == nullptr) return;
-    next->state = TurnTaker::State::kHolding;
-    used_.insert(next->gpu);
     host_holder_ = next;
+    grant(*next);
+  }
+
+  // Gives `t` the turn it waits for (its GPU, and its peer unless the host): held, timed for the timeline, told "go".
+  void grant(TurnTaker& t) {
+    t.state = TurnTaker::State::kHolding;
+    used_.insert(t.gpu);
+    if (t.peer >= 0) used_.insert(t.peer);
     const double now_s = seconds_since(start_);
-    given_at_[next] = now_s;
-    LinkSpan& span = spans_[{next->gpu, kHostPeer}];
+    given_at_[&t] = now_s;
+    LinkSpan& span = spans_[{t.gpu, t.peer}];
     if (span.first_go < 0) span.first_go = now_s;
     ++span.turns;
-    say_to(*next, "go " + next->sequence);
+    say_to(t, "go " + t.sequence);
   }
 
   // A later round's pair waits a moment for an earlier round's pair on one of its GPUs that is yet to run (its
@@ -637,16 +643,8 @@ class Turns {
       if (used_.count(t->gpu) || t->peer == t->gpu || !idle(takers_, used_, t->peer) || !free_for(t, t->gpu) ||
           !free_for(t, t->peer) || held_for_an_earlier_round(t, now))
         continue;
-      t->state = TurnTaker::State::kHolding;
       if (t->next_peer < t->peers.size() && t->peers[t->next_peer] == t->peer) t->next_peer_begun = true;
-      used_.insert(t->gpu);
-      used_.insert(t->peer);
-      const double now_s = seconds_since(start_);
-      given_at_[t] = now_s;
-      LinkSpan& span = spans_[{t->gpu, t->peer}];
-      if (span.first_go < 0) span.first_go = now_s;
-      ++span.turns;
-      say_to(*t, "go " + t->sequence);
+      grant(*t);
     }
   }
 

@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, ROOT)
 from analysis.model import report as report_model  # noqa: E402
+from analysis.comparing.comparison import NODE_ONLY_ROWS  # noqa: E402
 
 GPUBENCH = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else shutil.which("gpubench")
 # Fields Google Benchmark writes into every row, and the report model's own attributes.
@@ -44,9 +45,9 @@ def listing():
     return registered, [entry["name"] for entry in catalog]
 
 
-# Rows only a node run registers (registry.h's running_as_node: its parent and children): a listing of one process
-# has none, so they are read from their registration in the source, with their arguments.
-NODE_ONLY = ("HostLink/together",)
+# Rows only a node run registers (registry.h's running_as_node: its parent and children; compare's list): a listing of
+# one process has none, so they are read from their registration in the source, with their arguments.
+NODE_ONLY = NODE_ONLY_ROWS
 
 
 def node_only_rows():
