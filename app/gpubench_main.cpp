@@ -18,6 +18,7 @@
 #include "common/detail/process_sampler.h"
 #include "common/detail/run_control.h"
 #include "common/link_turn.h"
+#include "common/plant_forms.h"
 #include "common/registry.h"
 
 #include <benchmark/benchmark.h>
@@ -504,14 +505,11 @@ int main(int argc, char** argv) {
   const std::vector<std::string> original_args(argv + 1, argv + argc);
   gpubench::Options options;
   if (!parse_and_check(argc, argv, options)) return 2;
-  if (const char* plant = std::getenv(gpubench::detail::kPlantHealthVariable)) {
-    try {  // a misspelt plant is said before any row, not after them
-      nlohmann::ordered_json trial = nlohmann::ordered_json::object();
-      gpubench::detail::plant_health(trial, plant, -1);
-    } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "gpubench: %s\n", e.what());
-      return 2;
-    }
+  try {  // a misspelt plant is said before any row, not as the failed rows it touches
+    gpubench::check_plant_forms();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "gpubench: %s\n", e.what());
+    return 2;
   }
   if (!options.list_counters.empty()) return print_counter_catalog(options.list_counters);
   const gpubench::Preset preset = gpubench::preset_named(options.preset);

@@ -114,41 +114,46 @@ struct BurnPlant {
   std::string spec;
 };
 
-double plant_seconds(const std::string& text, const std::function<std::invalid_argument()>& bad) {
+std::invalid_argument bad_burn_plant() {
+  const char* text = std::getenv("GPUBENCH_PLANT_BURN");
+  return std::invalid_argument(std::string("GPUBENCH_PLANT_BURN=") + (text ? text : "") +
+                               ": not wrong_at=SECONDS or reasons_at=SECONDS:BITS (joined by ','), @GPU optional");
+}
+
+double plant_seconds(const std::string& text) {
   char* end = nullptr;
   const double seconds = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(seconds >= 0.0)) throw bad();
+  if (text.empty() || *end != '\0' || !(seconds >= 0.0)) throw bad_burn_plant();
   return seconds;
 }
 
-BurnPlant planted_faults() {
+BurnPlant parse_burn_plant(const std::string& spec) {
   BurnPlant plant;
-  const std::function<std::invalid_argument()> bad = [] {
-    return std::invalid_argument(std::string("GPUBENCH_PLANT_BURN=") + std::getenv("GPUBENCH_PLANT_BURN") +
-                                 ": not wrong_at=SECONDS or reasons_at=SECONDS:BITS (joined by ','), @GPU optional");
-  };
-  const std::optional<std::string> planted = plant_for_this_gpu("GPUBENCH_PLANT_BURN", bad);
-  if (!planted) return plant;
-  const std::string& spec = *planted;
   plant.spec = spec;
   std::size_t start = 0;
   while (start <= spec.size()) {
     const std::size_t comma = std::min(spec.find(',', start), spec.size());
     const std::string item = spec.substr(start, comma - start);
     if (item.rfind("wrong_at=", 0) == 0) {
-      plant.wrong_at = plant_seconds(item.substr(9), bad);
+      plant.wrong_at = plant_seconds(item.substr(9));
     } else if (item.rfind("reasons_at=", 0) == 0 && item.find(':') != std::string::npos) {
       const std::size_t colon = item.find(':');
-      plant.reasons_at = plant_seconds(item.substr(11, colon - 11), bad);
+      plant.reasons_at = plant_seconds(item.substr(11, colon - 11));
       char* end = nullptr;
       plant.reasons = std::strtoull(item.c_str() + colon + 1, &end, 0);
-      if (end == item.c_str() + colon + 1 || *end != '\0' || plant.reasons == 0) throw bad();
+      if (end == item.c_str() + colon + 1 || *end != '\0' || plant.reasons == 0) throw bad_burn_plant();
     } else {
-      throw bad();
+      throw bad_burn_plant();
     }
     start = comma + 1;
   }
   return plant;
+}
+[[maybe_unused]] const bool kBurnPlantForm = register_plant("GPUBENCH_PLANT_BURN", bad_burn_plant, parse_burn_plant);
+
+BurnPlant planted_faults() {
+  const std::optional<std::string> planted = plant_for_this_gpu("GPUBENCH_PLANT_BURN", bad_burn_plant);
+  return planted ? parse_burn_plant(*planted) : BurnPlant{};
 }
 
 // The exact element (i, j) of A B, summed on the host from the operands' definition.

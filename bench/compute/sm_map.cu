@@ -6,6 +6,7 @@
 #include "bench/compute/sm_map_check.h"
 #include "bench/memory/cluster_launch.h"
 #include "bench/one_block_per_sm.h"
+#include "bench/planted.h"
 #include "common/arg_cache.h"
 #include "common/benchmark_compat.h"
 #include "common/counter_catalog.h"
@@ -46,31 +47,33 @@ struct Plant {
   std::optional<int> busy_sm;
   bool flip_bit = false;
 };
-// Throws, naming what it takes, on anything else (each map row fails with that line).
-Plant planted() {
-  Plant plant;
+std::invalid_argument bad_sm_plant() {
   const char* text = std::getenv("GPUBENCH_PLANT");
-  if (text == nullptr || *text == '\0') return plant;
-  std::string spec = text;
-  // "...@N": on GPU N only (a node run's other GPUs stay healthy).
-  if (const auto at = spec.find('@'); at != std::string::npos) {
-    const std::string gpu = spec.substr(at + 1);
-    if (gpu.empty() || gpu.find_first_not_of("0123456789") != std::string::npos || gpu.size() > 3)
-      throw std::invalid_argument("GPUBENCH_PLANT=" + spec + ": @ takes a GPU index");
-    if (std::stoi(gpu) != device().index) return plant;
-    spec = spec.substr(0, at);
-  }
+  return std::invalid_argument(std::string("GPUBENCH_PLANT=") + (text ? text : "") +
+                               ": not busy_sm:N or flip_bit, @GPU optional");
+}
+// `sm_count`: the SM must exist (at start no GPU is open yet: the form only).
+Plant parse_sm_plant(const std::string& spec, std::optional<int> sm_count) {
+  Plant plant;
   const std::string sm = spec.rfind("busy_sm:", 0) == 0 ? spec.substr(8) : std::string();
-  if (!sm.empty() && sm.find_first_not_of("0123456789") == std::string::npos && sm.size() < 6 &&
-      std::stoi(sm) < device().sm_count) {
+  if (!sm.empty() && sm.find_first_not_of("0123456789") == std::string::npos && sm.size() < 6) {
+    if (sm_count && std::stoi(sm) >= *sm_count)
+      throw std::invalid_argument("GPUBENCH_PLANT=" + spec + ": busy_sm takes an SM below " +
+                                  std::to_string(*sm_count));
     plant.busy_sm = std::stoi(sm);
   } else if (spec == "flip_bit") {
     plant.flip_bit = true;
   } else {
-    throw std::invalid_argument("GPUBENCH_PLANT=" + spec + ": not busy_sm:N (an SM below " +
-                                std::to_string(device().sm_count) + ") or flip_bit");
+    throw bad_sm_plant();
   }
   return plant;
+}
+[[maybe_unused]] const bool kSmPlantForm =
+    register_plant("GPUBENCH_PLANT", bad_sm_plant, [](const std::string& spec) { parse_sm_plant(spec, std::nullopt); });
+
+Plant planted() {
+  const std::optional<std::string> spec = plant_for_this_gpu("GPUBENCH_PLANT", bad_sm_plant);
+  return spec ? parse_sm_plant(*spec, device().sm_count) : Plant{};
 }
 
 // Another stream's block that keeps one SM's FMA pipes busy until released: the planted slow SM.

@@ -138,17 +138,24 @@ PcieLink read_under_load(KeptLoad& load) {
 // A slow host link planted on purpose (GPUBENCH_PLANT_HOSTLINK="EXTRA", "@G" for GPU G only): each timed copy moves
 // EXTRA more of its bytes that the row does not count, so the link really carries them and reads 1 / (1 + EXTRA) of
 // its rate.
-std::optional<double> planted_extra() {
-  const auto bad = [] {
-    return std::invalid_argument(std::string("GPUBENCH_PLANT_HOSTLINK=") + std::getenv("GPUBENCH_PLANT_HOSTLINK") +
-                                 ": not EXTRA[@G] (EXTRA a fraction of each copy's bytes above 0, at most 4)");
-  };
-  const std::optional<std::string> spec = plant_for_this_gpu("GPUBENCH_PLANT_HOSTLINK", bad);
-  if (!spec) return std::nullopt;
+std::invalid_argument bad_hostlink_plant() {
+  const char* text = std::getenv("GPUBENCH_PLANT_HOSTLINK");
+  return std::invalid_argument(std::string("GPUBENCH_PLANT_HOSTLINK=") + (text ? text : "") +
+                               ": not EXTRA[@G] (EXTRA a fraction of each copy's bytes above 0, at most 4)");
+}
+double parse_extra(const std::string& spec) {
   char* end = nullptr;
-  const double extra = std::strtod(spec->c_str(), &end);
-  if (end == spec->c_str() || *end != '\0' || !(extra > 0 && extra <= 4)) throw bad();
+  const double extra = std::strtod(spec.c_str(), &end);
+  if (end == spec.c_str() || *end != '\0' || !(extra > 0 && extra <= 4)) throw bad_hostlink_plant();
   return extra;
+}
+[[maybe_unused]] const bool kHostLinkPlantForm =
+    register_plant("GPUBENCH_PLANT_HOSTLINK", bad_hostlink_plant, parse_extra);
+
+std::optional<double> planted_extra() {
+  const std::optional<std::string> spec = plant_for_this_gpu("GPUBENCH_PLANT_HOSTLINK", bad_hostlink_plant);
+  if (!spec) return std::nullopt;
+  return parse_extra(*spec);
 }
 
 // Times the copies of a row under the stopping rule, the planted extra bytes (if any) inside each.

@@ -34,22 +34,27 @@ struct PlantedFlip {
   std::size_t offset = 0;
   int bit = 0;
 };
-std::optional<PlantedFlip> planted_flip() {
-  const auto bad = [] {
-    return std::invalid_argument(std::string("GPUBENCH_PLANT_MEMORY=") + std::getenv("GPUBENCH_PLANT_MEMORY") +
-                                 ": not OFFSET:BIT (a byte offset into the tested memory, a bit 0-63), @GPU optional");
-  };
-  const std::optional<std::string> planted = plant_for_this_gpu("GPUBENCH_PLANT_MEMORY", bad);
-  if (!planted) return std::nullopt;
-  const std::string& spec = *planted;
+std::invalid_argument bad_memory_plant() {
+  const char* text = std::getenv("GPUBENCH_PLANT_MEMORY");
+  return std::invalid_argument(std::string("GPUBENCH_PLANT_MEMORY=") + (text ? text : "") +
+                               ": not OFFSET:BIT (a byte offset into the tested memory, a bit 0-63), @GPU optional");
+}
+PlantedFlip parse_flip(const std::string& spec) {
   PlantedFlip flip;
   char* end = nullptr;
   flip.offset = std::strtoull(spec.c_str(), &end, 0);
-  if (end == spec.c_str() || *end != ':') throw bad();
+  if (end == spec.c_str() || *end != ':') throw bad_memory_plant();
   const char* bit = end + 1;
   flip.bit = static_cast<int>(std::strtol(bit, &end, 10));
-  if (end == bit || *end != '\0' || flip.bit < 0 || flip.bit > 63) throw bad();
+  if (end == bit || *end != '\0' || flip.bit < 0 || flip.bit > 63) throw bad_memory_plant();
   return flip;
+}
+[[maybe_unused]] const bool kMemoryPlantForm = register_plant("GPUBENCH_PLANT_MEMORY", bad_memory_plant, parse_flip);
+
+std::optional<PlantedFlip> planted_flip() {
+  const std::optional<std::string> planted = plant_for_this_gpu("GPUBENCH_PLANT_MEMORY", bad_memory_plant);
+  if (!planted) return std::nullopt;
+  return parse_flip(*planted);
 }
 
 // The most of the free memory a buffer can take, less the headroom; a refused allocation tries 1 GiB less, thrice.

@@ -270,7 +270,7 @@ bool read_kernel_log(std::string* text, std::string* why) {
   return true;
 }
 
-void plant_health(nlohmann::ordered_json& record, const std::string& spec, int gpu) {
+void plant_health(nlohmann::ordered_json& record, const std::string& spec, int gpu, bool form_only) {
   std::string items = spec;
   const auto at = spec.rfind('@');
   if (at != std::string::npos) {
@@ -278,7 +278,7 @@ void plant_health(nlohmann::ordered_json& record, const std::string& spec, int g
     const long only = std::strtol(spec.c_str() + at + 1, &end, 10);
     if (end == spec.c_str() + at + 1 || *end != '\0')
       throw std::invalid_argument(std::string(kPlantHealthVariable) + "=" + spec + ": @ takes a GPU index");
-    if (only != gpu) return;
+    if (only != gpu && !form_only) return;
     items = spec.substr(0, at);
   }
   const nlohmann::ordered_json real = record;
@@ -305,6 +305,7 @@ void plant_health(nlohmann::ordered_json& record, const std::string& spec, int g
                          field.find_first_not_of("0123456789", dot + 1) == std::string::npos;
     for (const char* when : {"start", "end"}) {
       if (end_only && std::string(when) != "end") continue;
+      if (element && form_only) continue;
       if (!element) {
         record[when][field] = value;
         continue;

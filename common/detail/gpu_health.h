@@ -56,6 +56,7 @@ nlohmann::ordered_json health_record(int cuda_index);
 // items, comma-separated, setting FIELD in both readings ("end.FIELD=VALUE": the end reading only, a counter that
 // climbed; "FIELD.N=VALUE": element N of a list, a link's count), "xid=N" an Xid during the run; "@GPU" at the end
 // limits it to that GPU. The real record is kept under "real". Throws std::invalid_argument on a spec it cannot read.
-void plant_health(nlohmann::ordered_json& record, const std::string& spec, int gpu);
+// `form_only`: reads the whole spec whatever GPU it names, and leaves a list's element unchecked (no reading yet).
+void plant_health(nlohmann::ordered_json& record, const std::string& spec, int gpu, bool form_only = false);
 
 }  // namespace gpubench::detail

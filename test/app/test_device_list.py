@@ -2,6 +2,7 @@
 """--gpubench_device with a list, on the host (list mode needs no GPU): every GPU row once per GPU with
 /gpu:N after its registered name, in GPU order; host rows once, unsuffixed; bad lists exit 2 naming the
 flag."""
+import os
 import subprocess
 import sys
 import unittest
@@ -92,6 +93,27 @@ class DeviceList(unittest.TestCase):
             self.assertEqual(done.returncode, 2, done.stderr)
             self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
             self.assertIn(f"{flag}={path}", done.stderr)
+
+
+    def test_a_misspelt_plant_is_refused_at_start_naming_its_variable(self):
+        # Before: a malformed plant failed the rows it touches, an incomplete verdict that drains (x4c, 2026-11-28).
+        for variable, bad in (("GPUBENCH_PLANT_HOSTLINK", "half@x"), ("GPUBENCH_PLANT_HOSTLINK", "0"),
+                              ("GPUBENCH_PLANT_MEMORY", "12"), ("GPUBENCH_PLANT_BURN", "wrong_at=x"),
+                              ("GPUBENCH_PLANT", "busy_sm:x"), ("GPUBENCH_PLANT", "flip_bit@-1"),
+                              ("GPUBENCH_PLANT_HEALTH", "foo@1")):
+            done = subprocess.run([GPUBENCH, "--benchmark_list_tests"], capture_output=True, text=True, timeout=60,
+                                  env={**os.environ, variable: bad})
+            self.assertEqual(done.returncode, 2, f"{variable}={bad}: {done.stderr}")
+            self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+            self.assertTrue(done.stderr.startswith(f"gpubench: {variable}={bad}: "), done.stderr)
+            self.assertEqual(done.stdout, "")
+        for variable, good in (("GPUBENCH_PLANT_HOSTLINK", "1@2"), ("GPUBENCH_PLANT_MEMORY", "0x1000:3"),
+                               ("GPUBENCH_PLANT_BURN", "wrong_at=5,reasons_at=8:0x8@2"), ("GPUBENCH_PLANT", "busy_sm:3@1"),
+                               ("GPUBENCH_PLANT_HEALTH", "end.nvlink_crc_by_link.5=200000")):
+            done = subprocess.run([GPUBENCH, "--benchmark_list_tests", "--benchmark_filter=HostLink"],
+                                  capture_output=True, text=True, timeout=60, env={**os.environ, variable: good})
+            self.assertEqual(done.returncode, 0, f"{variable}={good}: {done.stderr}")
+            self.assertIn("HostLink/copy", done.stdout)
 
 
 if __name__ == "__main__":
