@@ -685,8 +685,18 @@ class HostLinkSharing(unittest.TestCase):
         lines = host_link.sharing(built)
         self.assertEqual(len(lines), 2)
         self.assertIn("host to GPU copy: 156.0 GB/s in all with GPUs 0, 1, 2, 3 at once", lines[0])
-        self.assertIn("GPUs 0, 1, 2, 3 share a bottleneck (at once 0.70-0.70 of alone): their paths meet at the root "
-                      "complex pci0000:00", lines[0])
+        self.assertIn("GPUs 0, 1, 2, 3 share a bottleneck (at once 0.70 of their rates alone, summed; each 0.70-0.70): "
+                      "their paths meet at the root complex pci0000:00", lines[0])
+
+    def test_one_gpu_read_low_in_its_turn_alone_is_still_named_with_the_others_it_shares_with(self):
+        # x4c node-1 (4 H100s, one root complex): GPU 0's turn alone read 41.7 GB/s, the others 55.2; at once
+        # each read 42.7-43.3. Judged one by one, GPU 0 (1.03 of alone) was called free of what the others share.
+        built = [(g, self.card_of(41.7 if g == 0 else 55.2, 43.0, f"pci0000:00/0000:00:0{7 + g}.0"))
+                 for g in range(4)]
+        line = host_link.sharing(built)[0]
+        self.assertIn("GPUs 0, 1, 2, 3 share a bottleneck (at once 0.83 of their rates alone, summed; each 0.78-1.03)",
+                      line)
+        self.assertNotIn("nothing", line)
 
     def test_a_switch_shared_by_two_gpus_and_two_gpus_that_share_nothing(self):
         built = [(0, self.card_of(55.4, 27.7, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0")),
@@ -694,10 +704,28 @@ class HostLinkSharing(unittest.TestCase):
                  (2, self.card_of(55.4, 55.2, "pci0000:80/0000:80:01.0")),
                  (3, self.card_of(55.4, 55.3, "pci0000:c0/0000:c0:01.0"))]
         line = host_link.sharing(built)[0]
-        self.assertIn("GPUs 0, 1 share a bottleneck (at once 0.50-0.50 of alone): their paths meet at 0000:01:00.0 "
-                      "under pci0000:00", line)
+        self.assertIn("GPUs 0, 1 share a bottleneck (at once 0.50 of their rates alone, summed; each 0.50-0.50): "
+                      "their paths meet at 0000:01:00.0 under pci0000:00", line)
         self.assertIn("GPUs 2, 3 copy at once at 1.00-1.00 of alone: nothing they share slows them by 10% or more",
                       line)
+
+    def test_two_gpus_on_other_root_complexes_slowed_together_share_the_host(self):
+        built = [(0, self.card_of(55.4, 40.0, "pci0000:00/0000:00:01.0")),
+                 (1, self.card_of(55.4, 40.0, "pci0000:80/0000:80:01.0")),
+                 (2, self.card_of(55.4, 55.0, "unknown (no sysfs)"))]
+        line = host_link.sharing(built)[0]
+        self.assertIn("GPUs 0, 1, 2 share a bottleneck", line)
+        self.assertIn("their PCIe paths unknown", line)
+        built[2] = (2, self.card_of(55.4, 55.0, "pci0000:c0/0000:c0:01.0"))
+        self.assertIn("GPUs 0, 1, 2 share a bottleneck (at once 0.81 of their rates alone, summed; each 0.72-0.99): "
+                      "their paths meet only in the host", host_link.sharing(built)[0])
+
+    def test_a_lone_free_gpu_is_said_in_the_singular(self):
+        built = [(0, self.card_of(55.4, 27.7, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0")),
+                 (1, self.card_of(55.4, 27.7, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0")),
+                 (2, self.card_of(55.4, 55.2, "pci0000:80/0000:80:01.0"))]
+        self.assertIn("GPU 2 copies at once at 1.00-1.00 of alone: nothing it shares slows it by 10% or more",
+                      host_link.sharing(built)[0])
 
     def test_a_run_of_one_gpu_says_nothing_of_sharing(self):
         self.assertEqual(host_link.sharing([(0, self.card_of(55.4, 39.0, "pci0000:00/0000:00:07.0"))]), [])
