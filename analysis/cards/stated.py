@@ -13,8 +13,8 @@ from analysis.model import report as report_model
 
 ABOUT = ("gpubench.precision.stated of each row: for each declared result its 95% interval over repeated runs of "
          "this board (the run's own sampling interval and its class's calibrated run-to-run deviation, "
-         "analysis/cards/noise_model.json); gpubench.precision.sampling_intervals is the launches' interval within "
-         "this run only")
+         "analysis/cards/noise_model.json); none for a class the host moves (host rows, host links: never judged); "
+         "gpubench.precision.sampling_intervals is the launches' interval within this run only")
 
 
 def half_width(row, quantity, context, model=None):

@@ -217,8 +217,7 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
                 result = noise.result_name(row.key, quantity)
                 floor = noise.floor(model, cls, where, rule, result)
                 width_b, width_a = b.half_width(quantity), a.half_width(quantity)
-                noisy = (noisier_side(b, a, quantity, floor, noise.known_width(model, result))
-                         if rule and cls not in noise.NOISE_OF_THE_HOST else None)
+                noisy = noisier_side(b, a, quantity, floor, noise.known_width(model, result)) if rule else None
                 if noisy:
                     # Its noise is the finding: judged on the class's floor alone, the change is said beside it.
                     side, mine, theirs = noisy
