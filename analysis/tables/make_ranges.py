@@ -75,21 +75,33 @@ def readings(built, layers=None):
                 continue  # a value with a limit of its own (an SM against the chip) needs none of the SKU's
             if layers is not None and v.get("set_by") not in layers:
                 continue  # an architecture's limits: only what the SM sets, or fractions of the chip's peaks
-            entry = found.setdefault(v["key"], {"values": [], "brackets": [], "better": v["better"],
-                                                "method": v["method"], "label": v["label"], "unit": v["unit"],
-                                                "boards": set()})
+            entry = found.setdefault(v["key"], {"values": [], "precisions": [], "brackets": [],
+                                                "better": v["better"], "method": v["method"], "label": v["label"],
+                                                "unit": v["unit"], "boards": set()})
             if entry["method"] != v["method"]:
                 raise cli.UsageError(f"{v['key']}: the runs measured it by different methods ({entry['method']}, "
                                      f"{v['method']}); make limits from runs of one code")
             entry["values"].append(v["value"])
+            entry["precisions"].append(v.get("precision"))
             entry["boards"].add(board)
             if "bracket" in v:
                 entry["brackets"].append(v["bracket"])
     return found
 
 
+def beyond_precision(values, precisions, side):
+    """The farthest a limit may need to sit on `side` (-1 low, +1 high) so that no reading lies within its own stated
+    precision of it: a value known to +-4% cannot be held to a limit 2% away (the L2 read of a small shared set on
+    held-out H100s, 2026-11-28). None where no reading states a precision."""
+    bounds = [v * (1 + side * p) for v, p in zip(values, precisions or []) if p]
+    if not bounds:
+        return None
+    return min(bounds) if side < 0 else max(bounds)
+
+
 def limit(entry, k, floor):
-    """{low, high, better, median, spread...} by the robust rule, never inside a reading seen."""
+    """{low, high, better, median, spread...} by the robust rule, never inside a reading seen nor within a reading's
+    own stated precision of it."""
     values = entry["values"]
     m = statistics.median(values)
     s = MAD_TO_SIGMA * statistics.median(abs(x - m) for x in values)
@@ -99,10 +111,13 @@ def limit(entry, k, floor):
     # The healthy boards' readings span this: two healthy boards may differ by it (the node layer's tolerance).
     out = {"better": better, "median": round(m, 6), "robust_sigma": round(s, 6),
            "seen": [round(min(values), 6), round(max(values), 6)]}
+    precisions = entry.get("precisions")
     if better == "higher":
-        out["low"] = round(min(m - margin, min(values) * (1 - floor / 3)), 6)
+        low = min(m - margin, min(values) * (1 - floor / 3))
+        out["low"] = round(min(low, beyond_precision(values, precisions, -1) or low), 6)
     elif better in ("lower", "spread"):
-        out["high"] = round(max(m + margin, max(values) * (1 + floor / 3)), 6)
+        high = max(m + margin, max(values) * (1 + floor / 3))
+        out["high"] = round(max(high, beyond_precision(values, precisions, +1) or high), 6)
     elif better == "exact":
         out["low"] = round(min(m - margin, min(values)), 6)
         out["high"] = round(max(m + margin, max(values)), 6)

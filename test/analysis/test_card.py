@@ -1170,6 +1170,18 @@ class MakeRanges(unittest.TestCase):
         self.assertEqual((limit["count"], limit["boards"]), (7, 4))
         self.assertEqual(table["skus"]["x"]["ranges"]["memory.l2.cycles"]["better"], "lower")
 
+    def test_no_reading_lies_within_its_own_stated_precision_of_its_limit(self):
+        # the L2 read of a small shared set: known to about +-4%, its healthy readings 2% apart
+        entry = {"values": [39.25, 39.9, 40.1, 40.84, 39.96], "precisions": [0.044, 0.043, None, 0.043, 0.044],
+                 "better": "higher", "brackets": []}
+        low = make_ranges.limit(entry, 4.0, 0.04)["low"]
+        self.assertAlmostEqual(low, 39.25 * (1 - 0.044), places=5)
+        self.assertEqual(make_ranges.limit(dict(entry, precisions=[0.001] * 5), 4.0, 0.04)["low"],
+                         round(statistics.median(entry["values"]) * 0.96, 6))
+        high = make_ranges.limit(dict(entry, values=[100, 101, 102], precisions=[0.1, 0, None], better="lower"),
+                                 4.0, 0.04)["high"]
+        self.assertAlmostEqual(high, 110.0)
+
     def test_a_single_run_is_refused(self):
         done, _ = self.make(self.RUNS[:1], "--min-runs", "1")
         self.assertEqual(done.returncode, 2)
