@@ -53,7 +53,7 @@ class HealthyNode(unittest.TestCase):
         self.assertIn("nothing they share slows them by 10% or more", lines[0])
         self.assertIn("## Host links", node_card.node_markdown(report_model.Report({}, []), built, {}, [], None))
 
-    def test_a_link_alone_at_half_its_rate_is_named_by_both_layers_and_8_percent_by_the_node(self):
+    def test_a_link_alone_at_half_its_rate_is_named_by_both_layers_and_30_percent_by_the_node(self):
         data = fixture("h200x2-node-check.json.gz")
         scale_alone(data, 1, 1, 0.5)
         cards, node = judged(data)
@@ -63,10 +63,23 @@ class HealthyNode(unittest.TestCase):
         self.assertIn("against the link's theoretical: at least 0.5", line)
         self.assertIn("against the node", line)
         data = fixture("h200x2-node-check.json.gz")
-        scale_alone(data, 1, 0, 0.92)
+        scale_alone(data, 1, 0, 0.70)
         cards, _ = judged(data)
         self.assertEqual(cards[1][2], ABNORMAL)
-        self.assertNotIn("of the link's theoretical", cards[1][3])  # 0.81 of the link: above its own floor
+        self.assertIn("tolerance 25.0%", str(cards[1][1].checks))
+        self.assertNotIn("of the link's theoretical", cards[1][3])  # 0.61 of the link: above its own floor
+
+    def test_a_healthy_dip_of_a_lent_host_is_not_a_fault(self):
+        # x4c's planted run, GPU 0: its copy to the GPU alone read 51.5 GB/s against its node's others' 55.1
+        # (-6.6%, its own samples 1.3% apart); lent hosts moved healthy GPUs 24% under their node (x4c node-1).
+        data = fixture("h200x2-node-check.json.gz")
+        for row in data["benchmarks"]:
+            if row["name"].startswith("HostLink/"):
+                row["gpubench"]["precision"].pop("stated", None)  # as runs state them now: none
+        scale_alone(data, 1, 0, 0.80)
+        cards, node = judged(data)
+        self.assertEqual([s for *_, s, _ in cards], [NORMAL, NORMAL])
+        self.assertEqual(node["status"], NORMAL)
 
 
 class PlantedOnTheGpu(unittest.TestCase):
