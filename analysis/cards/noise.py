@@ -128,6 +128,10 @@ def scope(uuid_before, uuid_after):
 ROW_FLOORS = "row_rule_floors"
 ROW_FLOORS_CROSS = "row_rule_floors_cross_board"  # the same, board to board
 ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration runs, where above KNOWN_WIDTH_LEAST
+# The rows (names without /gpu:N) the rule calibration measured in pairs: a result of any other row has no evidence of
+# its own quietness, and gets the widest its class moved in that scope (`<scope>_largest`). A full preset's pair of an
+# unseen H100 claimed 13 changes of 8914 against its class's typical floors, 5 so (docs/results/2026-11-28-edges).
+RULE_ROWS = "rule_rows"
 # {GPU name: {"row quantity": deviation}}: a result that moves from run to run more than its class, on that SKU
 ROW_SIGMA = "row_repeat_sigma_by_gpu"
 _GPU_TAG = re.compile(r"/gpu:\d+")
@@ -145,6 +149,16 @@ def known_width(model, result):
     return model.get(ROW_WIDTHS, {}).get(result, 0.0)
 
 
+_RULE_ROW_SETS = {}
+
+
+def _rule_rows(model):
+    rows = model.get(RULE_ROWS) or []
+    if id(rows) not in _RULE_ROW_SETS:
+        _RULE_ROW_SETS[id(rows)] = (rows, frozenset(rows))  # the list kept: its id stays its own
+    return _RULE_ROW_SETS[id(rows)][1]
+
+
 def floor(model, cls, where, rule=False, result=None):
     """The class's calibrated floor in this scope, or None when the model has none (the result is not judged).
     `rule`: both runs measured under the stopping rule, whose shorter runs move more from run to run (floors made
@@ -160,6 +174,8 @@ def floor(model, cls, where, rule=False, result=None):
     if not rule or ruled is None or fixed is None:
         return fixed
     own = model.get(ROW_FLOORS, {}).get(result) if result else None
+    if result and RULE_ROWS in model and result.rsplit(" ", 1)[0] not in _rule_rows(model):
+        own = max(own or 0.0, ruled, entry.get(f"{where}_largest") or 0.0)  # a row no calibration pair measured
     if where != CROSS_BOARD and cls in PLACED:
         # Placement at an edge lands a set in one of two states run to run: a few rule pairs that saw one state set
         # no floor under the fixed-effort runs' (more runs, more boards): a 38 MiB chase of an H200 2.3% apart.

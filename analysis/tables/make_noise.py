@@ -195,6 +195,7 @@ def add_rule(model, paths, source, margin, minimum, same_code=None, fixed_paths=
     model[noise.ROW_WIDTHS] = dict(sorted(widths.items()))
     model[noise.ROW_FLOORS_CROSS] = dict(sorted(cross_floors.items()))
     model[noise.ROW_SIGMA] = {gpu: dict(sorted(found.items())) for gpu, found in sorted(row_sigmas.items())}
+    model[noise.RULE_ROWS] = sorted(set(model.get(noise.RULE_ROWS, [])) | set(rule_rows(by_class)))
     model["made_rule"] = {"runs": len(paths), "fixed_runs": len(fixed_paths), "margin": margin, "minimum": minimum, "source": source,
                           "class_quantile": CLASS_QUANTILE}
     return model
@@ -206,6 +207,12 @@ CLASS_QUANTILE = 0.75  # of a class's results, the share its floor covers; the r
 # Pairs and boards for a floor below the class's (an L1 read needs 0.25% over 96 pairs, not an atomic's 5.1%):
 OWN_FLOOR_LEAST_PAIRS = 30
 OWN_FLOOR_LEAST_BOARDS = 4
+
+
+def rule_rows(by_class):
+    """The rows (names without /gpu:N) the rule pairs measured: any other row's results get their class's widest floor
+    (noise.RULE_ROWS)."""
+    return sorted({pair[5].rsplit(" ", 1)[0] for pairs in by_class.values() for pair in pairs})
 
 
 def widened(floors, class_floor, fixed_pairs, margin):

@@ -586,6 +586,37 @@ def report_model():
     return report
 
 
+class RowsNoCalibrationMeasured(unittest.TestCase):
+    """A row the rule calibration never measured in pairs (noise.RULE_ROWS: the full preset's sweeps, a user's kernel)
+    gets its class's widest calibrated floor in that scope, never below the rule's."""
+
+    def test_an_uncalibrated_row_gets_its_classs_widest_floor(self):
+        sys.path.insert(0, ROOT)
+        from analysis.cards import noise
+        model = {"classes": {"dram_bandwidth": {"same_board": 0.005, "same_board_largest": 0.022,
+                                                "same_board_rule": 0.0069, "cross_board": 0.0189,
+                                                "cross_board_largest": 0.0428, "cross_board_rule": 0.0567},
+                             "cache_bandwidth": {"same_board": 0.0083, "same_board_largest": 0.0275,
+                                                 "same_board_rule": 0.0511}},
+                 noise.RULE_ROWS: ["Stream/copy/MiB:2048/manual_time"]}
+        seen, unseen = "Stream/copy/MiB:2048/manual_time bytes_per_second", "Stream/write/MiB:4096/manual_time bytes_per_second"
+        self.assertEqual(noise.floor(model, "dram_bandwidth", noise.SAME_BOARD, True, seen), 0.0069)
+        self.assertEqual(noise.floor(model, "dram_bandwidth", noise.SAME_BOARD, True, unseen), 0.022)
+        self.assertEqual(noise.floor(model, "dram_bandwidth", noise.CROSS_BOARD, True, unseen), 0.0567)
+        self.assertEqual(noise.floor(model, "cache_bandwidth", noise.SAME_BOARD, True, unseen), 0.0511)  # rule's wider
+        self.assertEqual(noise.floor(model, "dram_bandwidth", noise.SAME_BOARD, False, unseen), 0.005)  # fixed effort
+        del model[noise.RULE_ROWS]  # a model made before the list: every row as calibrated
+        self.assertEqual(noise.floor(model, "dram_bandwidth", noise.SAME_BOARD, True, unseen), 0.0069)
+
+    def test_the_shipped_model_lists_the_check_and_quick_rows_it_was_made_from(self):
+        sys.path.insert(0, ROOT)
+        from analysis.cards import noise
+        rows = noise.load()[noise.RULE_ROWS]
+        self.assertIn("CacheBandwidth/read_shared/KiB:2048/manual_time", rows)
+        self.assertFalse([r for r in rows if "/gpu:" in r])
+        self.assertFalse([r for r in rows if r.startswith("Stream/write/") and "MiB:4096" in r])
+
+
 class RuleRunsLeaveOneSkuOut(unittest.TestCase):
     """Runs of the stopping rule on one H100 and one H200 board (docs/results/2026-11-26-precision): the floors and
     run-to-run deviations made from the H100's runs alone judge the H200's. Identical code is never slower, faster
