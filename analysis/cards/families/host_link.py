@@ -129,8 +129,6 @@ def shared_groups(readings):
         if not fresh or len(members) < 2:
             continue
         if sum(r[1] for r in fresh) < SHARED_BELOW * sum(r[2] for r in fresh):
-            if any(tuple(m[0] for m in members) == tuple(m[0] for m in g) for g in groups):
-                continue
             groups.append(members)
             named |= {r[0] for r in members}
     return groups
