@@ -13,6 +13,12 @@
 
 namespace gpubench {
 
+// The error of a malformed plant: "VARIABLE=TEXT: FORM" (FORM: what the variable takes).
+inline std::invalid_argument plant_error(const char* variable, const char* form) {
+  const char* text = std::getenv(variable);
+  return std::invalid_argument(std::string(variable) + "=" + (text ? text : "") + ": " + form);
+}
+
 // A plant's SPEC and the GPU its "@G" names (none: every GPU).
 struct PlantText {
   std::string spec;

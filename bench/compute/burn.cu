@@ -115,9 +115,8 @@ struct BurnPlant {
 };
 
 std::invalid_argument bad_burn_plant() {
-  const char* text = std::getenv("GPUBENCH_PLANT_BURN");
-  return std::invalid_argument(std::string("GPUBENCH_PLANT_BURN=") + (text ? text : "") +
-                               ": not wrong_at=SECONDS or reasons_at=SECONDS:BITS (joined by ','), @GPU optional");
+  return plant_error("GPUBENCH_PLANT_BURN",
+                     "not wrong_at=SECONDS or reasons_at=SECONDS:BITS (joined by ','), @GPU optional");
 }
 
 double plant_seconds(const std::string& text) {

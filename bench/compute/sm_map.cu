@@ -48,9 +48,7 @@ struct Plant {
   bool flip_bit = false;
 };
 std::invalid_argument bad_sm_plant() {
-  const char* text = std::getenv("GPUBENCH_PLANT");
-  return std::invalid_argument(std::string("GPUBENCH_PLANT=") + (text ? text : "") +
-                               ": not busy_sm:N or flip_bit, @GPU optional");
+  return plant_error("GPUBENCH_PLANT", "not busy_sm:N or flip_bit, @GPU optional");
 }
 // `sm_count`: the SM must exist (at start no GPU is open yet: the form only).
 Plant parse_sm_plant(const std::string& spec, std::optional<int> sm_count) {

@@ -139,9 +139,8 @@ PcieLink read_under_load(KeptLoad& load) {
 // EXTRA more of its bytes that the row does not count, so the link really carries them and reads 1 / (1 + EXTRA) of
 // its rate.
 std::invalid_argument bad_hostlink_plant() {
-  const char* text = std::getenv("GPUBENCH_PLANT_HOSTLINK");
-  return std::invalid_argument(std::string("GPUBENCH_PLANT_HOSTLINK=") + (text ? text : "") +
-                               ": not EXTRA[@G] (EXTRA a fraction of each copy's bytes above 0, at most 4)");
+  return plant_error("GPUBENCH_PLANT_HOSTLINK",
+                     "not EXTRA[@G] (EXTRA a fraction of each copy's bytes above 0, at most 4)");
 }
 double parse_extra(const std::string& spec) {
   char* end = nullptr;

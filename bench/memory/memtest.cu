@@ -35,9 +35,8 @@ struct PlantedFlip {
   int bit = 0;
 };
 std::invalid_argument bad_memory_plant() {
-  const char* text = std::getenv("GPUBENCH_PLANT_MEMORY");
-  return std::invalid_argument(std::string("GPUBENCH_PLANT_MEMORY=") + (text ? text : "") +
-                               ": not OFFSET:BIT (a byte offset into the tested memory, a bit 0-63), @GPU optional");
+  return plant_error("GPUBENCH_PLANT_MEMORY",
+                     "not OFFSET:BIT (a byte offset into the tested memory, a bit 0-63), @GPU optional");
 }
 PlantedFlip parse_flip(const std::string& spec) {
   PlantedFlip flip;
