@@ -64,7 +64,7 @@ void atomic_rows(benchmark::State& state) {
               <<<blocks, kernels::kAtomicThreads, 0, s>>>(b.counters.data(), b.tickets.data(), lanes, iterations, c);
         else
           kernels::atomic_add_global<Op><<<blocks, kernels::kAtomicThreads, 0, s>>>(b.counters.data(), b.tickets.data(),
-                                                                                    lanes, sharing, iterations, c);
+                                                                                    lanes, sharing, 1, iterations, c);
       },
       options);
   report_rate(state, result, static_cast<double>(threads) * iterations, iterations);
