@@ -27,12 +27,23 @@ constexpr int kIterationsPerWarp = 1024;
 constexpr int kIterationsPerGpu = 16;
 static_assert((kIterationsShared | kIterationsPerWarp | kIterationsPerGpu) % kernels::kAtomicUnroll == 0);
 
+// Which L2 slices serve the counters' lines depends on their physical address. One set of counters for a
+// whole run moved the per-lane rate 6-8% between identical runs; sets 64 MiB or 1 GiB apart differ with an sd
+// of 2% (an allocation each, on neighbouring pages: 1%; test/validation/atomics_placement_probe.cu). So the
+// global rows' launches take kPlacements sets in turn and a run reads their mean.
+constexpr int kPlacements = 8;
+constexpr std::size_t kPlacementStepWords = (std::size_t{64} << 20) / sizeof(unsigned);
+
 struct AtomicBuffers {
-  explicit AtomicBuffers(std::size_t threads) : counters(threads), tickets(threads) {
+  explicit AtomicBuffers(std::size_t threads)
+      : counters((kPlacements - 1) * kPlacementStepWords + threads), tickets(threads) {
     counters.fill_bytes(0, stream());
   }
-  DeviceBuffer<unsigned> counters;  // one per thread: enough for every sharing
+  // The next global launch's set of counters (one per thread: enough for every sharing).
+  unsigned* next_placement() { return counters.data() + (launches++ % kPlacements) * kPlacementStepWords; }
+  DeviceBuffer<unsigned> counters;
   DeviceBuffer<unsigned> tickets;
+  std::size_t launches = 0;
 };
 
 void report_rate(benchmark::State& state, const RunResult& result, double atomics_per_launch, int iterations) {
@@ -63,8 +74,8 @@ void atomic_rows(benchmark::State& state) {
           kernels::atomic_add_shared<Op>
               <<<blocks, kernels::kAtomicThreads, 0, s>>>(b.counters.data(), b.tickets.data(), lanes, iterations, c);
         else
-          kernels::atomic_add_global<Op><<<blocks, kernels::kAtomicThreads, 0, s>>>(b.counters.data(), b.tickets.data(),
-                                                                                    lanes, sharing, 1, iterations, c);
+          kernels::atomic_add_global<Op><<<blocks, kernels::kAtomicThreads, 0, s>>>(
+              b.next_placement(), b.tickets.data(), lanes, sharing, iterations, c);
       },
       options);
   report_rate(state, result, static_cast<double>(threads) * iterations, iterations);

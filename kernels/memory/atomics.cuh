@@ -42,22 +42,14 @@ __host__ __device__ constexpr unsigned atomic_word_of_lane(unsigned lane, int la
   return lane / static_cast<unsigned>(lanes_per_address);
 }
 
-// Per warp: where warp `warp`'s 32 counters start. Warps are dealt in turn over `regions` regions of
-// kAtomicRegionWords each (1: one after another). Which L2 slice serves a line depends on its physical
-// address, so one small block of lines rests on one draw of where its page landed.
-inline constexpr unsigned long long kAtomicRegionWords = (2ull << 20) / sizeof(unsigned);  // a 2 MiB page
-__host__ __device__ constexpr unsigned long long atomic_warp_base(unsigned warp, unsigned regions) {
-  return (warp % regions) * kAtomicRegionWords + (warp / regions) * 32ull;
-}
-
 // `tickets[thread]`: the sum of the old values this thread got back (0 for red). The sum over the
 // threads of one counter is 0 + 1 + ... + (n - 1) for its n adds, whatever their order.
 template <AtomicOp Op>
 static __global__ void atomic_add_global(unsigned* counters, unsigned* tickets, int lanes_per_address,
-                                         AtomicSharing sharing, unsigned regions, int iterations, Clocks clocks) {
+                                         AtomicSharing sharing, int iterations, Clocks clocks) {
   const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned long long word = atomic_word_of_lane(threadIdx.x % 32, lanes_per_address);
-  if (sharing == AtomicSharing::kPerWarp) word += atomic_warp_base(thread / 32, regions);
+  unsigned word = atomic_word_of_lane(threadIdx.x % 32, lanes_per_address);
+  if (sharing == AtomicSharing::kPerWarp) word += thread / 32 * 32;
   unsigned* counter = counters + word;
   asm volatile("" : "+l"(counter));  // the address stays opaque: no lane provably shares it
   unsigned sum = 0;

@@ -21,14 +21,12 @@ constexpr int kBlocks = 3;
 constexpr int kThreads = kBlocks * kernels::kAtomicThreads;
 constexpr int kIterations = 2 * kernels::kAtomicUnroll;
 constexpr int kWidths[] = {1, 2, 3, 4, 8, 16, 32};  // 3: lanes that share a counter need not divide 32
-constexpr unsigned kRegionCounts[] = {1, 3};        // 3: the 24 warps dealt over three pages
 
 // Which counter (index into the counters buffer) each thread adds to, as the kernels compute it.
-std::vector<unsigned> counter_of_threads(int lanes_per_address, bool per_gpu, unsigned regions = 1) {
+std::vector<unsigned> counter_of_threads(int lanes_per_address, bool per_gpu) {
   std::vector<unsigned> counter(kThreads);
   for (unsigned t = 0; t < kThreads; ++t)
-    counter[t] = kernels::atomic_word_of_lane(t % 32, lanes_per_address) +
-                 (per_gpu ? 0 : static_cast<unsigned>(kernels::atomic_warp_base(t / 32, regions)));
+    counter[t] = kernels::atomic_word_of_lane(t % 32, lanes_per_address) + (per_gpu ? 0 : t / 32 * 32);
   return counter;
 }
 
@@ -58,24 +56,21 @@ class AtomicsKernel : public ::testing::Test {
     span_ = DeviceBuffer<CycleSpan>(1);
     span_.fill_bytes(0);
   }
-  void reset(DeviceBuffer<unsigned>& counters) {
-    counters.fill_bytes(0);     // global counters count from zero
+  void reset() {
+    counters_.fill_bytes(0);    // global counters count from zero
     tickets_.fill_bytes(0xAB);  // poison: a thread that never wrote its sum cannot pass
   }
   template <AtomicOp Op>
   void check_global(AtomicSharing sharing, const char* what) {
-    for (unsigned regions : kRegionCounts) {
-      DeviceBuffer<unsigned> counters(regions == 1 ? kThreads : regions * kernels::kAtomicRegionWords);
-      for (int width : kWidths) {
-        reset(counters);
-        kernels::atomic_add_global<Op><<<kBlocks, kernels::kAtomicThreads>>>(
-            counters.data(), tickets_.data(), width, sharing, regions, kIterations, Clocks{span_.data()});
-        GPUBENCH_CUDA_LAUNCHED();
-        SCOPED_TRACE(::testing::Message() << width << " lanes per address, warps over " << regions << " region(s)");
-        expect_adds_and_tickets(counters.download(), tickets_.download(),
-                                counter_of_threads(width, sharing == AtomicSharing::kPerGpu, regions),
-                                Op == AtomicOp::kAtom, what);
-      }
+    for (int width : kWidths) {
+      reset();
+      kernels::atomic_add_global<Op><<<kBlocks, kernels::kAtomicThreads>>>(counters_.data(), tickets_.data(), width,
+                                                                           sharing, kIterations, Clocks{span_.data()});
+      GPUBENCH_CUDA_LAUNCHED();
+      SCOPED_TRACE(::testing::Message() << width << " lanes per address");
+      expect_adds_and_tickets(counters_.download(), tickets_.download(),
+                              counter_of_threads(width, sharing == AtomicSharing::kPerGpu), Op == AtomicOp::kAtom,
+                              what);
     }
   }
   template <AtomicOp Op>
@@ -107,9 +102,9 @@ TEST_F(AtomicsKernel, SharedRedCountsEveryAdd) { check_shared<AtomicOp::kRed>("s
 TEST_F(AtomicsKernel, SharedAtomHandsOutEachTicketOnce) { check_shared<AtomicOp::kAtom>("shared atom"); }
 
 TEST_F(AtomicsKernel, RecordsAForwardCycleSpan) {
-  reset(counters_);
+  reset();
   kernels::atomic_add_global<AtomicOp::kAtom><<<kBlocks, kernels::kAtomicThreads>>>(
-      counters_.data(), tickets_.data(), 4, AtomicSharing::kPerWarp, 1, kIterations, Clocks{span_.data()});
+      counters_.data(), tickets_.data(), 4, AtomicSharing::kPerWarp, kIterations, Clocks{span_.data()});
   GPUBENCH_CUDA_LAUNCHED();
   const CycleSpan span = span_.download().front();
   EXPECT_GT(span.stop_clock, span.start_clock);

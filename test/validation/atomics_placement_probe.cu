@@ -1,7 +1,7 @@
 // Does where the counters land move the global atomicAdd rate? Times Atomics/global/red/warp with a
-// counter per lane (the gpubench row whose identical runs differ by 6-8%) on several sets of counters
+// counter per lane (the gpubench row whose identical runs differed by 6-8%) on several sets of counters
 // held at once, each timed in turns so clock and heat drift fall on all of them alike: an allocation each,
-// then sets 64 MiB and 1 GiB apart in one allocation, then warps dealt over the 2 MiB pages of one. Not a test: a
+// then sets 64 MiB and 1 GiB apart in one allocation. Not a test: a
 // measurement for docs/experiments/atomics.md.
 #include "common/cuda_check.h"
 #include "common/detail/gpu_session.h"
@@ -29,14 +29,14 @@ Spread spread(const std::vector<double>& values) {
   return {*std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())};
 }
 
-// The rate of each of kBuffers sets of counters, in turns. Counters at `step` bytes apart in one allocation
-// (regions 1), or one allocation each (step 0).
-void probe(unsigned regions, int lanes, std::size_t step) {
+// The rate of each of kBuffers sets of counters, in turns: sets `step` bytes apart in one allocation, or
+// one allocation each (step 0).
+void probe(int lanes, std::size_t step) {
   GpuSession& session = GpuSession::get();
   const cudaStream_t stream = session.stream();
   const int blocks = session.device().sm_count * 8;
   const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kAtomicThreads;
-  const std::size_t words = regions == 1 ? threads : regions * kernels::kAtomicRegionWords;
+  const std::size_t words = threads;
   std::vector<DeviceBuffer<unsigned>> owned;
   std::vector<unsigned*> counters;
   if (step == 0) {
@@ -55,7 +55,7 @@ void probe(unsigned regions, int lanes, std::size_t step) {
   GPUBENCH_CUDA(cudaEventCreate(&stop));
   const auto launch = [&](unsigned* c) {
     kernels::atomic_add_global<kernels::AtomicOp::kRed><<<blocks, kernels::kAtomicThreads, 0, stream>>>(
-        c, tickets.data(), lanes, kernels::AtomicSharing::kPerWarp, regions, kIterations, Clocks{});
+        c, tickets.data(), lanes, kernels::AtomicSharing::kPerWarp, kIterations, Clocks{});
     GPUBENCH_CUDA_LAUNCHED();
   };
   launch(counters[0]);                              // warm-up
@@ -71,7 +71,7 @@ void probe(unsigned regions, int lanes, std::size_t step) {
       rate[b].push_back(static_cast<double>(threads) * kIterations * kLaunchesPerTurn / (ms * 1e6));
     }
   char layout[64];
-  std::snprintf(layout, sizeof layout, "regions %2u lanes %2d step %5zu MiB", regions, lanes, step >> 20);
+  std::snprintf(layout, sizeof layout, "lanes %2d step %5zu MiB", lanes, step >> 20);
   std::vector<double> means;
   double widest_turns = 0, sum = 0, squares = 0;
   for (int b = 0; b < kBuffers; ++b) {
@@ -101,10 +101,9 @@ int main() {
     std::printf("device %s\n", gpubench::GpuSession::get().device().name.c_str());
     constexpr std::size_t kMiB = std::size_t{1} << 20;
     for (int lanes : {1, 32}) {
-      gpubench::probe(1, lanes, 0);  // an allocation each: neighbouring 2 MiB pages
-      for (std::size_t step : {64 * kMiB, 1024 * kMiB}) gpubench::probe(1, lanes, step);
+      gpubench::probe(lanes, 0);  // an allocation each: neighbouring 2 MiB pages
+      for (std::size_t step : {64 * kMiB, 1024 * kMiB}) gpubench::probe(lanes, step);
     }
-    gpubench::probe(8, 1, 0);  // warps dealt over 8 pages of one 16 MiB allocation
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "atomics placement probe: %s\n", e.what());
