@@ -24,6 +24,8 @@ CLASSES = {
     "capacity_edge": "a chase at a point chosen on either side of a capacity edge (TLB reach, the L1 under a "
                      "carveout): where pages land moves it",
     "cache_bandwidth": "a stream from L1 or L2",
+    "l2_partial_writes": "a kernel's rate on vectors held in the L2 (Normalize under 100% of it), its stores each "
+                         "writing part of a sector: identical full runs moved it by up to 21%",
     "dram_bandwidth": "a stream from or to DRAM (or a working set that spills to it)",
     "link_bandwidth": "a copy to or from another GPU",
     "host_link": "a copy between the GPU and pinned host memory over PCIe, the GPU alone on the host: the host's "

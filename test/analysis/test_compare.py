@@ -491,7 +491,7 @@ class SetsByTheL2(unittest.TestCase):
 
     def test_a_set_in_the_l2_or_at_its_edge_is_no_dram_stream(self):
         self.assertEqual(self.class_of("Normalize/grouped/dl:16/l2_pct:25/manual_time", {"l2_pct": 25}),
-                         "cache_bandwidth")
+                         "l2_partial_writes")
         self.assertEqual(self.class_of("Normalize/grouped/dl:16/l2_pct:400/manual_time", {"l2_pct": 400}),
                          "dram_bandwidth")
         self.assertEqual(self.class_of("AsyncCopy/copy_bandwidth_ld_st_cg/bytes:26214400/manual_time",
@@ -666,10 +666,16 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
         sides = [compare.sides_of(report.from_dict(data).all_rows)[0] for data in (before, after)]
         entries = compare.compare_rows(sides[0], sides[1], self.model, self.noise.SAME_BOARD,
                                        context=before["context"])
-        verdicts = [e["verdict"].split(" ")[0] for e in entries if e["role"] == "result" and abs(e["change"]) > 0.015]
+        planted = [e for e in entries if e["role"] == "result" and abs(e["change"]) > 0.015]
+        verdicts = [e["verdict"].split(" ")[0] for e in planted]
         self.assertGreater(len(verdicts), 150)
         self.assertNotIn("faster", verdicts)
-        self.assertGreater(verdicts.count("slower") / len(verdicts), 0.8, collections.Counter(verdicts))
+        # Every result whose floor the plant clears is slower. The rest are classes whose floors, made from one H100,
+        # reach 5% (capacity edges, short launches, L2 streams with the per-lane atomic): at most a quarter of all.
+        cleared = [e["verdict"].split(" ")[0] for e in planted if e["tolerance"] is not None and e["tolerance"] < 0.045]
+        self.assertGreater(len(cleared), 150)
+        self.assertEqual(collections.Counter(cleared), {"slower": len(cleared)})
+        self.assertGreater(verdicts.count("slower") / len(verdicts), 0.75, collections.Counter(verdicts))
 
     def test_a_result_that_moves_more_than_its_class_states_its_own_wider_precision(self):
         noise = self.noise
