@@ -608,6 +608,20 @@ class RowsNoCalibrationMeasured(unittest.TestCase):
         del model[noise.RULE_ROWS]  # a model made before the list: every row as calibrated
         self.assertEqual(noise.floor(model, "dram_bandwidth", noise.SAME_BOARD, True, unseen), 0.0069)
 
+    def test_normalize_in_the_l2_is_held_to_the_largest_change_its_calibration_pairs_showed(self):
+        sys.path.insert(0, ROOT)
+        from analysis.cards import noise
+        model = noise.load()
+        entry = model["classes"]["l2_partial_writes"]
+        self.assertEqual(entry["same_board_rule"], entry["same_board_largest"])
+        # A full-preset row no rule run measured: -14.9% between identical full runs of H100 1caad74f (h1m/h1n).
+        unseen = "Normalize/grouped/dl:8/g:1/u:4/warps:32/l2_pct:25/manual_time bytes_per_second"
+        for where in (noise.SAME_BOARD, noise.CROSS_BOARD):
+            self.assertGreater(noise.floor(model, "l2_partial_writes", where, True, unseen), 0.149)
+        # The same row in DRAM keeps the DRAM class's floor.
+        dram = unseen.replace("l2_pct:25", "l2_pct:400")
+        self.assertLess(noise.floor(model, "dram_bandwidth", noise.SAME_BOARD, True, dram), 0.03)
+
     def test_the_shipped_model_lists_the_check_and_quick_rows_it_was_made_from(self):
         sys.path.insert(0, ROOT)
         from analysis.cards import noise
