@@ -14,19 +14,12 @@ import os
 import sys
 
 sys.path.insert(0, os.getcwd())
+sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-edges"))
 from analysis.cards import noise  # noqa: E402
-from analysis.model import archive  # noqa: E402
 from analysis.tables import make_noise  # noqa: E402
+from rule_rows import rule_runs  # noqa: E402
 
 CLASS = "l2_partial_writes"
-R = "docs/results/2026-11-26-precision/raw.tar.xz/runs"
-N = "docs/results/2026-11-26-node-production/raw.tar.xz"
-PATTERNS = [f"{R}/h100m-new-check-m-?.json", f"{R}/h100m-new-quick-m-?.json", f"{R}/h200m-new-check-m-?.json",
-            f"{R}/h200m-new-quick-m-?.json", f"{R}/h100-d5ab3546-check-?.json", f"{R}/h100-d5ab3546-quick-?.json",
-            f"{R}/h200-4f1a8ff9-check-?.json", f"{R}/h200-4f1a8ff9-quick-?.json", f"{N}/runs/x4-alone-?.json",
-            f"{N}/runs/x4-node-?.json", f"{N}/runs-s15/x4h-t-alone-?.json", f"{N}/runs-s15/x4h-t-node-1.json",
-            f"{N}/runs-turns/x4f-t-alone-?.json", f"{N}/runs-turns/x4f-t-node-1.json", f"{N}/runs-x4g/x4g-t-alone-?.json",
-            f"{N}/runs-x4g/x4g-t-node-?.json"]
 
 
 def class_pairs(paths, where):
@@ -41,12 +34,11 @@ def largest(pairs):
 def main(full_runs):
     if len(full_runs) % 2:
         sys.exit("give the full runs in pairs of one board")
-    rule_runs = [p for pattern in PATTERNS for p in archive.runs(pattern)]
-    assert len(rule_runs) == 54, len(rule_runs)
-    same = class_pairs(rule_runs, noise.SAME_BOARD)
+    rules = rule_runs()
+    same = class_pairs(rules, noise.SAME_BOARD)
     for i in range(0, len(full_runs), 2):
         same += class_pairs(full_runs[i:i + 2], noise.SAME_BOARD)
-    across = class_pairs(rule_runs, noise.CROSS_BOARD)
+    across = class_pairs(rules, noise.CROSS_BOARD)
     floor, set_by = largest(same)
     floor_across, set_by_across = largest(across)
     repeats = [pair for pair in same if pair[7]] or same
@@ -63,7 +55,7 @@ def main(full_runs):
         model = json.load(f)
     model["classes"][CLASS] = entry
     model["made_l2_partial_writes"] = {
-        "runs": len(rule_runs) + len(full_runs),
+        "runs": len(rules) + len(full_runs),
         "source": "the class l2_partial_writes alone: the 54 runs made_rule names and the full pairs "
                   + ", ".join(os.path.basename(p) for p in full_runs)
                   + " (2026-11-27-trust's h1b/h1c, H100 GPU-d46fddff; 2026-11-28-edges' h1f/h1g, H100 GPU-dba57651), "
