@@ -36,19 +36,18 @@ void probe(int lanes, std::size_t step) {
   const cudaStream_t stream = session.stream();
   const int blocks = session.device().sm_count * 8;
   const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kAtomicThreads;
-  const std::size_t words = threads;
   std::vector<DeviceBuffer<unsigned>> owned;
   std::vector<unsigned*> counters;
   if (step == 0) {
     for (int b = 0; b < kBuffers; ++b) {
-      owned.emplace_back(words);
+      owned.emplace_back(threads);  // a counter per thread, as gpubench's set
       counters.push_back(owned.back().data());
     }
   } else {
     owned.emplace_back(kBuffers * step / sizeof(unsigned));
     for (int b = 0; b < kBuffers; ++b) counters.push_back(owned.back().data() + b * step / sizeof(unsigned));
   }
-  for (unsigned* c : counters) GPUBENCH_CUDA(cudaMemsetAsync(c, 0, words * sizeof(unsigned), stream));
+  for (unsigned* c : counters) GPUBENCH_CUDA(cudaMemsetAsync(c, 0, threads * sizeof(unsigned), stream));
   DeviceBuffer<unsigned> tickets(threads);
   cudaEvent_t start, stop;
   GPUBENCH_CUDA(cudaEventCreate(&start));
