@@ -5,6 +5,7 @@ import math
 import os
 import sqlite3
 import sys
+import time
 
 from analysis.model import cli
 from analysis.store.drift import GRID_UNITS, change
@@ -33,8 +34,7 @@ class Store:
             if self.postgres:
                 self.db = connect_postgres(target)
             else:
-                self.db = sqlite3.connect(target, timeout=60)
-                self.db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
+                self.db = open_sqlite(target)
             self.create()
         except (sqlite3.Error, OSError) as e:
             raise StoreError(f"history store {target}: {e}") from None
@@ -90,6 +90,23 @@ class Store:
         cursor = self.db.cursor()
         cursor.execute(self.sql(query), args)
         return cursor.fetchall()
+
+
+def open_sqlite(target, wait_s=60):
+    """A connection in WAL mode (readers never wait for a writer). Writers that open a new store at the same instant
+    each turn their read into the write that sets the mode; SQLite then fails one of them at once, without its busy
+    timeout (a deadlock otherwise), so that one opens again until wait_s has passed."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        db = sqlite3.connect(target, timeout=wait_s)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return db
+        except sqlite3.OperationalError as e:
+            db.close()
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def connect_postgres(url):

@@ -3,10 +3,11 @@
 (docs/results/2026-11-26-precision): identical code on one board names no drift; a planted 3% step is named within
 four runs of it, a planted slide of 0.5% a run before it crosses the SKU's limit; writers at once store every run
 once, in SQLite and in a real PostgreSQL server on loopback (skipped, with the reason, where Debian's postgresql or
-python3-psycopg is not installed); a corrupt store, a store of a newer schema and one on a read-only path are one
+python3-psycopg is not installed), also writers opening a new store at the same instant; a corrupt store, a store of a newer schema and one on a read-only path are one
 line each and leave the check's verdict as it was."""
 import glob
 import json
+import multiprocessing
 import os
 import shutil
 import socket
@@ -147,6 +148,38 @@ class Writers(unittest.TestCase):
             subprocess.run(run_as + [os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "stop"],
                            capture_output=True)
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def open_at_the_barrier(path, barrier, failures):
+    barrier.wait()
+    try:
+        history.open_store(path)
+    except history.StoreError as e:
+        failures.put(str(e))
+
+
+class OpeningAtOnce(unittest.TestCase):
+    """Eight writers opening a new SQLite store at the same instant (what a 64-core host did to Writers.test_sqlite):
+    before the open tried again, about 4% of them failed at once with "database is locked"."""
+
+    def test_every_writer_opens_a_new_store(self):
+        context = multiprocessing.get_context("fork")
+        failures = context.Queue()
+        with tempfile.TemporaryDirectory() as tmp:
+            for store in range(40):
+                barrier = context.Barrier(8)
+                path = os.path.join(tmp, f"h{store}.sqlite")
+                writers = [context.Process(target=open_at_the_barrier, args=(path, barrier, failures))
+                           for _ in range(8)]
+                for w in writers:
+                    w.start()
+                for w in writers:
+                    w.join(120)
+                    self.assertEqual(w.exitcode, 0)
+        found = []
+        while not failures.empty():
+            found.append(failures.get())
+        self.assertEqual(found, [], f"{len(found)} of 320 opens failed")
 
 
 class BadStores(unittest.TestCase):
