@@ -39,8 +39,10 @@ CLASSES = {
 SHORT_LAUNCH_US = 50.0
 TIMED_BY_EVENTS = ("dram_bandwidth", "cache_bandwidth", "link_bandwidth")
 # Classes whose results move with where pages or SMs land: quiet runs on some boards do not make another board's quiet,
-# so no result of theirs gets a floor below its class's (a 38 MiB chase on an H200 at two levels 2% apart).
-PLACED = ("capacity_edge", "sm_placement")
+# so no result of theirs gets a floor below its class's (a 38 MiB chase on an H200 at two levels 2% apart; Normalize's
+# L2 rows, whose largest move lands on another row each pair: a g:8 row with its own 0.7% moved 1.1-2.0% on two new
+# boards, 2026-11-28-node-full).
+PLACED = ("capacity_edge", "sm_placement", "l2_partial_writes")
 # Classes compare shows and never judges, and whose results state no precision: what moves them is not the code.
 # The host links, alone and all at once, are judged by the verdict only (against the link's theoretical and the
 # node's other GPUs); between identical node checks of four H100s (x4c, 2026-11-28) a copy at once moved 23% and a
@@ -211,14 +213,30 @@ def clock_step(model, gpu_name):
     return found.get(gpu_name, max(found.values(), default=0.0))
 
 
+# {GPU name: deviation}: the run-to-run wander of the clock the power manager picks for a row it holds (clock_held),
+# beyond its class's: on runs of a board, a tensor core's wgmma held at 1760-1815 MHz ran at another clock next run.
+HELD_CLOCK_SIGMA = "held_clock_sigma_by_gpu"
+
+
+def clock_held(row):
+    """Whether a reason held the row's SM clock (NVML's clock-event reasons) or it ran under 97% of rated
+    (clock_flagged): the power manager, not the board's top bin, chose it, and chooses again next run."""
+    return bool(row.value("clock_reasons") or row.value("clock_flagged"))
+
+
+def held_sigma(model, gpu_name):
+    found = model.get(HELD_CLOCK_SIGMA, {})
+    return found.get(gpu_name, max(found.values(), default=0.0))
+
+
 def clock_headroom(row, context):
     """How far below the board's top SM clock a row ran (relative, 0 at or above it): a repeat may run it at the top.
     The top is the driver's maximum or the run's measured clock, whichever is higher (an H100 hot from a burn ran
-    FP64 rows at 1956 MHz and, next run, at 1984: 1.4%, where the runs' median clocks were 0.06% apart). None for a row
+    FP64 rows at 1956 MHz and, next run, at 1984: 1.4%, where the runs' median clocks were 0.06% apart). 0 for a row
     whose clock a reason held (NVML's clock-event reasons) or that ran under 97% of rated (clock_flagged: the card warns
-    of it): the power cap holds a tensor core's wgmma at 1540-1710 MHz, run after run, and its class's calibrated
-    deviation covers it, where a headroom would state +-18%."""
-    if row.value("clock_reasons") or row.value("clock_flagged"):
+    of it): the power cap holds a tensor core's wgmma at 1540-1710 MHz, run after run, where a headroom would state
+    +-18%; the held clock's wander from run to run is HELD_CLOCK_SIGMA's."""
+    if clock_held(row):
         return 0.0
     clock = row.value("sm_mhz")
     tops = []
@@ -230,14 +248,21 @@ def clock_headroom(row, context):
     return max(0.0, max(tops) / clock - 1) if clock and tops and max(tops) > 0 else 0.0
 
 
-def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0.0):
+def stated_of_row(model, row, quantity, context):
+    """stated_half_width of one result of a row, as the card states it."""
+    return stated_half_width(model, class_of(row, quantity, context), row.half_width(quantity), context.get("gpu_name"),
+                             result_name(row.key, quantity), clock_headroom(row, context), clock_held(row))
+
+
+def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0.0, held=False):
     """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
     repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
     uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
     run-to-run deviation (`repeat_sigma`: page placement, clocks, what no run sees of itself). None without
     `within`; `within` alone where the class has no calibration. `gpu_name`: the SKU's own deviation where the
     calibration had runs of it. `headroom` (clock_headroom): how far below the board's top clock the row ran, added
-    whole, like the clock's step, to a result that moves with the SM clock. `result` ("row quantity", result_name): a result that moved more than its class on
+    whole, like the clock's step, to a result that moves with the SM clock; `held` (clock_held): the power manager's
+    wander of the clock it picks (HELD_CLOCK_SIGMA) added to such a result's deviation. `result` ("row quantity", result_name): a result that moved more than its class on
     this SKU (a chase at a capacity edge, a row at two levels) states its own, wider deviation."""
     if within is None or cls in NOT_JUDGED:
         return None  # a class whose rows the host moves: no precision of the board's to state
@@ -252,6 +277,8 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     # The headroom applies to every result the SM clock moves; the step to those whose class was calibrated in the
     # other unit (sm_time's deviation already holds the steps its calibration runs saw).
     step = (clock_step(model, gpu_name) if moves else 0.0) + (headroom if moves or cls == "sm_time" else 0.0)
+    if held and (moves or cls == "sm_time"):
+        sigma = (sigma ** 2 + held_sigma(model, gpu_name) ** 2) ** 0.5
     return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5 + step
 
 

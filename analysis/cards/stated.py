@@ -26,9 +26,7 @@ def half_width(row, quantity, context, model=None):
     if row.stop not in ("target", "cap"):
         return None
     model = model if model is not None else noise.load()
-    return noise.stated_half_width(model, noise.class_of(row, quantity, context), row.half_width(quantity),
-                                   context.get("gpu_name"), noise.result_name(row.key, quantity),
-                                   noise.clock_headroom(row, context))
+    return noise.stated_of_row(model, row, quantity, context)
 
 
 def _value(raw, quantity):

@@ -732,6 +732,37 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
                          noise.stated_half_width(self.model, "dram_bandwidth", 0.001, context["gpu_name"],
                                                  "Stream/read bytes_per_second"))
 
+    def test_a_row_whose_clock_the_power_manager_held_states_that_clocks_wander(self):
+        # A wgmma held at 1760-1815 MHz ran at another clock next run: its ns and TFLOP/s moved, its cycles did not.
+        noise, report = self.noise, sys.modules["analysis.model.report"]
+        context = {"gpu_sm_clock_mhz_max": "1980", "gpu_name": "NVIDIA H100 80GB HBM3"}
+        held = report.Row({"name": "TensorCore/wgmma_f16_f32_ss/n:256/warpgroups:2/operands:1/manual_time",
+                           "run_type": "iteration", "sm_mhz": 1785.0, "clock_reasons": 4.0, "tensor_tops": 600.0})
+        free = report.Row(dict(held, sm_mhz=1980.0, clock_reasons=0.0))
+        self.assertTrue(noise.clock_held(held))
+        self.assertFalse(noise.clock_held(free))
+        sigma = self.model[noise.HELD_CLOCK_SIGMA]["NVIDIA H100 80GB HBM3"]
+        self.assertGreater(sigma, 0.0)
+        name = noise.result_name(held.key, "tensor_tops")
+        unheld = noise.stated_half_width(self.model, "sm_time", 0.001, context["gpu_name"], name)
+        stated = noise.stated_half_width(self.model, "sm_time", 0.001, context["gpu_name"], name, 0.0, True)
+        self.assertGreaterEqual(stated, 1.96 * 2 ** 0.5 * sigma)
+        self.assertGreater(stated, unheld)
+        # A count of SM clocks is not moved by the clock the manager picks.
+        cycles = noise.result_name(held.key, "cycles_per_wgmma")
+        self.assertEqual(noise.stated_half_width(self.model, "sm_clocks", 0.001, context["gpu_name"], cycles, 0.0, True),
+                         noise.stated_half_width(self.model, "sm_clocks", 0.001, context["gpu_name"], cycles))
+
+    def test_normalizes_l2_rows_never_get_a_floor_below_their_class_on_one_board(self):
+        # Its g:8 row had its own 0.7% from the rule runs and moved 1.1-2.0% between identical runs of two new boards.
+        noise = self.noise
+        shipped = noise.load()
+        result = "Normalize/grouped/dl:8/g:8/u:4/warps:4/l2_pct:25/manual_time bytes_per_second"
+        self.assertLess(shipped[noise.ROW_FLOORS][result], 0.01)
+        self.assertIn("l2_partial_writes", noise.PLACED)
+        self.assertEqual(noise.floor(shipped, "l2_partial_writes", noise.SAME_BOARD, True, result),
+                         shipped["classes"]["l2_partial_writes"]["same_board_rule"])
+
     def test_about_five_percent_of_the_h200s_values_fall_outside_the_stated_precision(self):
         report = sys.modules["analysis.model.report"]
         runs = []

@@ -46,9 +46,7 @@ def results(path, model=None):
             if value is not None and cls is not None and cls not in noise.NOT_JUDGED:
                 width = row.half_width(quantity)
                 if model is not None:
-                    width = noise.stated_half_width(model, cls, width, report.context.get("gpu_name"),
-                                                    noise.result_name(row.key, quantity),
-                                                    noise.clock_headroom(row, report.context))
+                    width = noise.stated_of_row(model, row, quantity, report.context)
                 found[(row.key, quantity)] = (value, width, (row.value("sm_mhz"), better))
     return found
 
@@ -110,9 +108,7 @@ def planted(data, rule, model):
         for quantity, better in row.results.items():
             if quantity == "time" or quantity not in raw:
                 continue
-            stated = noise.stated_half_width(model, noise.class_of(row, quantity, context), row.half_width(quantity),
-                                             context.get("gpu_name"), noise.result_name(row.key, quantity),
-                                             noise.clock_headroom(row, context))
+            stated = noise.stated_of_row(model, row, quantity, context)
             share = rule(row, quantity, stated)
             if share is not None:
                 raw[quantity] = raw[quantity] * (1 + share if better == "lower" else 1 - share)
