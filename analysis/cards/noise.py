@@ -39,9 +39,8 @@ CLASSES = {
 SHORT_LAUNCH_US = 50.0
 TIMED_BY_EVENTS = ("dram_bandwidth", "cache_bandwidth", "link_bandwidth")
 # Classes whose results move with where pages or SMs land: quiet runs on some boards do not make another board's quiet,
-# so no result of theirs gets a floor below its class's (a 38 MiB chase on an H200 at two levels 2% apart; Normalize's
-# L2 rows, whose largest move lands on another row each pair: a g:8 row with its own 0.7% moved 1.1-2.0% on two new
-# boards, 2026-11-28-node-full).
+# so no result of theirs gets a floor below its class's (a 38 MiB chase on an H200 at two levels 2% apart; a Normalize
+# L2 row with its own 0.7% moved 1.1-2.0% on two new boards, 2026-11-28-node-full).
 PLACED = ("capacity_edge", "sm_placement", "l2_partial_writes")
 # Classes compare shows and never judges, and whose results state no precision: what moves them is not the code.
 # The host links, alone and all at once, are judged by the verdict only (against the link's theoretical and the
@@ -218,6 +217,16 @@ def clock_step(model, gpu_name):
 HELD_CLOCK_SIGMA = "held_clock_sigma_by_gpu"
 
 
+# {class: deviation}: a class's run-to-run deviation between runs of a node (every GPU at once), where it is wider than
+# a GPU's alone: its GPUs share the host, its power and its heat (a chase's ns moved 0.1-0.6% where alone 0.05%).
+NODE_SIGMA = "node_repeat_sigma"
+
+
+def in_node(context):
+    """Whether a run's GPU was measured with the node's other GPUs at once (gpubench --gpubench_device=all)."""
+    return len([g for g in str(context.get("gpubench_devices") or "").split(",") if g.strip()]) > 1
+
+
 def clock_held(row):
     """Whether a reason held the row's SM clock (NVML's clock-event reasons) or it ran under 97% of rated
     (clock_flagged): the power manager, not the board's top bin, chose it, and chooses again next run."""
@@ -251,10 +260,11 @@ def clock_headroom(row, context):
 def stated_of_row(model, row, quantity, context):
     """stated_half_width of one result of a row, as the card states it."""
     return stated_half_width(model, class_of(row, quantity, context), row.half_width(quantity), context.get("gpu_name"),
-                             result_name(row.key, quantity), clock_headroom(row, context), clock_held(row))
+                             result_name(row.key, quantity), clock_headroom(row, context), clock_held(row),
+                             in_node(context))
 
 
-def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0.0, held=False):
+def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0.0, held=False, node=False):
     """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
     repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
     uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
@@ -262,7 +272,8 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     `within`; `within` alone where the class has no calibration. `gpu_name`: the SKU's own deviation where the
     calibration had runs of it. `headroom` (clock_headroom): how far below the board's top clock the row ran, added
     whole, like the clock's step, to a result that moves with the SM clock; `held` (clock_held): the power manager's
-    wander of the clock it picks (HELD_CLOCK_SIGMA) added to such a result's deviation. `result` ("row quantity", result_name): a result that moved more than its class on
+    wander of the clock it picks (HELD_CLOCK_SIGMA) added to such a result's deviation; `node` (in_node): the class's
+    deviation between runs of a node where wider (NODE_SIGMA). `result` ("row quantity", result_name): a result that moved more than its class on
     this SKU (a chase at a capacity edge, a row at two levels) states its own, wider deviation."""
     if within is None or cls in NOT_JUDGED:
         return None  # a class whose rows the host moves: no precision of the board's to state
@@ -271,6 +282,8 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
     if own is not None:
         sigma = max(sigma or 0.0, own)
+    if node and cls in model.get(NODE_SIGMA, {}):
+        sigma = max(sigma or 0.0, model[NODE_SIGMA][cls])
     if sigma is None:
         return within
     moves = result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1])

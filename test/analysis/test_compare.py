@@ -753,6 +753,25 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
         self.assertEqual(noise.stated_half_width(self.model, "sm_clocks", 0.001, context["gpu_name"], cycles, 0.0, True),
                          noise.stated_half_width(self.model, "sm_clocks", 0.001, context["gpu_name"], cycles))
 
+    def test_a_gpu_measured_in_a_node_states_the_nodes_wider_deviation(self):
+        # Between node checks of four GPUs at once a chase's ns moved 0.1-0.6%; alone, its class's deviation is less.
+        noise = self.noise
+        shipped = noise.load()
+        self.assertIn("memory_latency", shipped[noise.NODE_SIGMA])
+        alone = {"gpu_name": "NVIDIA H200", "gpu_sm_clock_mhz_max": "1980"}
+        node = dict(alone, gpubench_devices="0,1,2,3")
+        self.assertFalse(noise.in_node(alone))
+        self.assertFalse(noise.in_node(dict(alone, gpubench_devices="0")))
+        self.assertTrue(noise.in_node(node))
+        cls = "memory_latency"
+        within = 0.0005
+        at_node = noise.stated_half_width(shipped, cls, within, "NVIDIA H200", None, 0.0, False, True)
+        self.assertGreater(at_node, noise.stated_half_width(shipped, cls, within, "NVIDIA H200"))
+        self.assertGreaterEqual(at_node, 1.96 * 2 ** 0.5 * shipped[noise.NODE_SIGMA]["memory_latency"])
+        # A class whose node pairs needed nothing wider states the same in a node.
+        self.assertEqual(noise.stated_half_width(shipped, "dram_bandwidth", within, "NVIDIA H200", None, 0.0, False, True),
+                         noise.stated_half_width(shipped, "dram_bandwidth", within, "NVIDIA H200"))
+
     def test_normalizes_l2_rows_never_get_a_floor_below_their_class_on_one_board(self):
         # Its g:8 row had its own 0.7% from the rule runs and moved 1.1-2.0% between identical runs of two new boards.
         noise = self.noise

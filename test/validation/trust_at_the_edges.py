@@ -2,7 +2,8 @@
 """Trust at the edges, from runs of identical code (docs/results/2026-11-27-trust): for each group of repeated runs
 (one board and preset, or one node), every pair through compare.py as a user runs it (--threshold 2: its exit
 status, its claimed changes, rows on one side only), the honesty of the stated precision the runs' JSON carries (per
-class of measurement), and planted changes (2% on results stated to 0.5% or better, 5% on every result).
+class of measurement), and planted changes (2% on results stated to 0.5% or better, 5% on every result; in a node's
+runs, on each GPU's).
 
     trust_at_the_edges.py NAME=RUN.json,RUN.json,... [NAME=...]   groups of repeated runs
     trust_at_the_edges.py --against NODE.json:ALONE0.json,ALONE1.json,...   each GPU alone against the node
@@ -13,8 +14,10 @@ counted apart.
 import argparse
 import collections
 import itertools
+import json
 import os
 import sys
+import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
@@ -86,6 +89,25 @@ def honesty_by_class(paths, restate=False):
     return out
 
 
+def gpu_pairs(paths, folder):
+    """[[before, after]] of two runs: the runs themselves, or for node runs each GPU's rows and context written as a
+    run of that GPU alone (in `folder`), so that a plant is judged as compare judges one GPU of a node."""
+    reports = [report_model.load(path) for path in paths]
+    if len(reports[0].devices()) == 1:
+        return [list(paths)]
+    pairs = []
+    for gpu, _ in reports[0].devices():
+        pair = []
+        for i, report in enumerate(reports):
+            part = dict(report.devices())[gpu]
+            written = os.path.join(folder, f"run{i}-gpu{gpu}.json")
+            with open(written, "w") as f:
+                json.dump({"context": part.context, "benchmarks": [dict(r) for r in part.all_rows if r.gpu == gpu]}, f)
+            pair.append(written)
+        pairs.append(pair)
+    return pairs
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("groups", nargs="*", metavar="NAME=RUN,RUN,...")
@@ -119,12 +141,17 @@ def main():
     print("\n| runs | planted 2% on results stated to 0.5% or better | planted 5% on every result |")
     print("|---|---|---|")
     model = noise.load()
+    labels = ("2% on results stated to 0.5% or better", "5% on every result")
     for name, paths in groups:
-        if len(paths) < 2 or len(report_model.load(paths[0]).devices()) > 1:
+        if len(paths) < 2:
             continue
-        found = precision_calibration.repeatability(paths[:2], model, out=lambda line: None)
-        cells = [", ".join(f"{n} {v}" for v, n in sorted(found[label].items())) for label in
-                 ("2% on results stated to 0.5% or better", "5% on every result")]
+        with tempfile.TemporaryDirectory() as tmp:
+            totals = {label: collections.Counter() for label in labels}
+            for pair in gpu_pairs(paths[:2], tmp):  # a node's pair: each GPU's rows, as a run of it alone
+                found = precision_calibration.repeatability(pair, model, out=lambda line: None)
+                for label in labels:
+                    totals[label].update(found[label])
+        cells = [", ".join(f"{n} {v}" for v, n in sorted(totals[label].items())) for label in labels]
         print(f"| {name} | {cells[0]} | {cells[1]} |")
     return 0
 

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Writes two run-to-run deviations of the stated precision into analysis/cards/noise_model.json, from the 54 rule
+runs the model's other rule floors came from (made_rule), each ordered pair of runs of one board (or one node), one
+preset and one code:
+- held_clock_sigma_by_gpu (noise.HELD_CLOCK_SIGMA), per SKU, from the runs of a GPU alone: over the results the held
+  clock moves (sm_time, or read in time where the class counts SM clocks) of rows whose clock the power manager held
+  (noise.clock_held);
+- node_repeat_sigma (noise.NODE_SIGMA), per class, from the runs of a node (every GPU at once): where its node pairs
+  need more than the class's deviation of a GPU alone.
+Each is the least deviation that leaves at most 5% of those repeated values outside the other run's stated interval.
+Other entries stay as they are. Run from the repository's root:  deviations.py [--show]  (--show: the model unchanged)
+"""
+import collections
+import itertools
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.getcwd())
+sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-edges"))
+from analysis.cards import noise  # noqa: E402
+from analysis.comparing import comparison  # noqa: E402
+from analysis.model import cli  # noqa: E402
+from analysis.tables import make_noise  # noqa: E402
+from rule_rows import rule_runs  # noqa: E402
+
+
+def results(path):
+    """(group, node or not, {(GPU, row key, quantity): (value, row, quantity, context, class)}) of a run."""
+    report = cli.load(path)
+    devices = report.devices()
+    found = {}
+    for gpu, part in devices:
+        for row in comparison.own_rows(part):
+            if not row.ok or row.stop not in ("target", "cap"):
+                continue
+            for quantity in row.results:
+                value = row.value("real_time") if quantity == "time" else row.value(quantity)
+                cls = noise.class_of(row, quantity, part.context)
+                if value and cls and cls not in noise.NOT_JUDGED and row.half_width(quantity) is not None:
+                    found[(gpu, row.key, quantity)] = (value, row, quantity, part.context, cls)
+    group = (tuple(part.context.get("gpu_uuid") for _, part in devices), devices[0][1].context.get("gpubench_preset"),
+             report.context.get("gpubench_source_version"))
+    return group, len(devices) > 1, found
+
+
+def ordered_pairs():
+    """[(node or not, change, row, quantity, context, class)] of every result of each ordered pair of runs of a group."""
+    groups = collections.defaultdict(list)
+    for path in rule_runs():
+        group, node, found = results(path)
+        groups[(group, node)].append(found)
+    pairs = []
+    for (_, node), runs in groups.items():
+        for a, b in itertools.permutations(runs, 2):
+            pairs += [(node, abs(b[key][0] / value - 1), row, quantity, context, cls)
+                      for key, (value, row, quantity, context, cls) in a.items() if key in b]
+    return pairs
+
+
+def outside(model, pairs):
+    return sum(change > noise.stated_of_row(model, row, quantity, context)
+               for change, row, quantity, context in pairs) / max(len(pairs), 1)
+
+
+def least_sigma(model, key, name, pairs, share=make_noise.HONEST_SHARE):
+    """The least deviation model[key][name] that leaves at most `share` of `pairs` outside."""
+    trial = json.loads(json.dumps(model))
+    def share_at(sigma):
+        trial[key] = {name: sigma}
+        return outside(trial, pairs)
+    low, high = 0.0, 0.1
+    if share_at(low) <= share:
+        return 0.0
+    for _ in range(30):
+        mid = (low + high) / 2
+        low, high = (low, mid) if share_at(mid) <= share else (mid, high)
+    return math.ceil(high * 1e5) / 1e5  # up, so that the share it gives holds
+
+
+def main(show):
+    with open(noise.MODEL) as f:
+        model = json.load(f)
+    model.pop(noise.HELD_CLOCK_SIGMA, None)
+    model.pop(noise.NODE_SIGMA, None)
+    model.pop("made_held_clock", None)  # its first writer's (held_clock.py, now this)
+    pairs = ordered_pairs()
+    held, node = collections.defaultdict(list), collections.defaultdict(list)
+    for is_node, change, row, quantity, context, cls in pairs:
+        if is_node:
+            node[cls].append((change, row, quantity, context))
+        elif noise.clock_held(row) and (cls == "sm_time" or noise.moves_with_the_sm_clock(cls, quantity)):
+            held[context.get("gpu_name")].append((change, row, quantity, context))
+    found = {noise.HELD_CLOCK_SIGMA: {}, noise.NODE_SIGMA: {}}
+    for key, chosen in ((noise.HELD_CLOCK_SIGMA, held), (noise.NODE_SIGMA, node)):
+        for name, selected in sorted(chosen.items()):
+            before = outside(model, selected)
+            sigma = least_sigma(model, key, name, selected)
+            if sigma:
+                found[key][name] = sigma
+            after = outside(dict(model, **{key: {name: sigma}}), selected)
+            print(f"{key} {name}: {len(selected)} results in pairs: outside {before:.1%} as the class states, "
+                  f"{after:.1%} at {sigma:.2%}")
+    if show:
+        return
+    model.update(found)
+    model["made_deviations"] = {"runs": len(rule_runs()), "source": "the runs made_rule names, by "
+                                "docs/results/2026-11-28-node-full/deviations.py"}
+    with open(noise.MODEL, "w") as f:
+        json.dump(model, f, indent=1)
+        f.write("\n")
+    print(f"{noise.MODEL}: {found}")
+
+
+if __name__ == "__main__":
+    main("--show" in sys.argv[1:])
