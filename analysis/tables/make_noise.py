@@ -23,7 +23,7 @@ if __package__ in (None, ""):
 from analysis.cards import noise  # noqa: E402
 from analysis.comparing.comparison import names_another_gpu  # noqa: E402
 from analysis.model import archive, cli  # noqa: E402
-from analysis.tables.run_pairs import at_equal_clock, clock_steps, parts_of, rule_pairs  # noqa: E402
+from analysis.tables.run_pairs import at_equal_clock, clock_steps, least_within, parts_of, rule_pairs  # noqa: E402
 
 
 def changes(parts):
@@ -122,13 +122,7 @@ def honest_sigma(pairs, share=HONEST_SHARE):
         missed = sum((change > noise.stated_half_width(model, "c", wb)) + (change > noise.stated_half_width(model, "c", wa))
                      for change, _, _, wb, wa, *_ in pairs)
         return missed / (2 * len(pairs))
-    low, high = 0.0, 0.5
-    if outside(low) <= share:
-        return 0.0
-    for _ in range(40):
-        mid = (low + high) / 2
-        low, high = (low, mid) if outside(mid) <= share else (mid, high)
-    return high
+    return least_within(outside, share, 0.5, 40)
 
 
 def add_rule(model, paths, source, margin, minimum, same_code=None, fixed_paths=()):

@@ -96,3 +96,15 @@ def clock_steps(paths):
         steps = [abs(a / b - 1) for a, b in itertools.combinations(medians, 2)]
         found[name] = round(max(steps + [found.get(name, 0.0)]), 5)
     return found
+
+
+def least_within(share_at, share, high, steps):
+    """The least deviation in [0, high] (bisected `steps` times) at which share_at(deviation) <= share; share_at
+    falls as the deviation grows."""
+    low = 0.0
+    if share_at(low) <= share:
+        return 0.0
+    for _ in range(steps):
+        mid = (low + high) / 2
+        low, high = (low, mid) if share_at(mid) <= share else (mid, high)
+    return high

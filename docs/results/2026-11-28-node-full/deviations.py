@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-edge
 from analysis.cards import noise  # noqa: E402
 from analysis.comparing import comparison  # noqa: E402
 from analysis.model import cli  # noqa: E402
-from analysis.tables import make_noise  # noqa: E402
+from analysis.tables import make_noise, run_pairs  # noqa: E402
 from rule_rows import rule_runs  # noqa: E402
 
 
@@ -74,13 +74,7 @@ def least_sigma(model, key, name, pairs, share=make_noise.HONEST_SHARE):
     def share_at(sigma):
         trial[key] = {name: sigma}
         return outside(trial, pairs)
-    low, high = 0.0, 0.1
-    if share_at(low) <= share:
-        return 0.0
-    for _ in range(30):
-        mid = (low + high) / 2
-        low, high = (low, mid) if share_at(mid) <= share else (mid, high)
-    return math.ceil(high * 1e5) / 1e5  # up, so that the share it gives holds
+    return math.ceil(run_pairs.least_within(share_at, share, 0.1, 30) * 1e5) / 1e5  # up: the share it gives holds
 
 
 def by_class(pairs):
