@@ -5,6 +5,7 @@
 #include "app/json_report.h"
 #include "app/node_run.h"
 #include "app/selection.h"
+#include "app/source_version.h"
 #include "app/verdict_table.h"
 #include "common/benchmark_compat.h"
 #include "common/chip_table.h"
