@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cmake/SourceVersion.cmake, which gpubench's build runs each time: in a git checkout, the version is the commit
 now (a commit made after the first build is the next build's version, where a version read at configure time stayed
-the first); an unchanged version leaves the header untouched (nothing recompiles); -DFIXED and .source-version win."""
+the first), and a dirty tree's changes and new files hashed into it; an unchanged version leaves the header untouched (nothing recompiles); -DFIXED and .source-version win."""
 import os
 import shutil
 import subprocess
@@ -51,7 +51,22 @@ class SourceVersion(unittest.TestCase):
         self.assertIn(f'"{second}"', self.build())
         with open(os.path.join(self.tree, "file"), "w") as f:
             f.write("edited")
-        self.assertIn(f'"{second}-dirty"', self.build())
+        self.assertRegex(self.build(), f'"{second}-dirty-[0-9a-f]{{12}}"')
+
+    def test_trees_dirty_from_one_commit_differ_by_their_changes(self):
+        def dirty(text, new_file=None):
+            with open(os.path.join(self.tree, "file"), "w") as f:
+                f.write(text)
+            if new_file:
+                with open(os.path.join(self.tree, "new.cu"), "w") as f:
+                    f.write(new_file)
+            return self.build()
+        one = dirty("edited")
+        self.assertEqual(dirty("edited"), one)  # the same code, the same version
+        self.assertNotEqual(dirty("edited otherwise"), one)
+        with_new = dirty("edited", "a kernel")
+        self.assertNotEqual(with_new, one)  # a file the commit lacks is code too
+        self.assertNotEqual(dirty("edited", "another kernel"), with_new)
 
     def test_an_unchanged_version_leaves_the_header_as_it_was(self):
         self.build()
