@@ -205,10 +205,10 @@ def moves_with_the_sm_clock(cls, quantity):
     return (cls in IN_SM_CLOCKS and not per_clock(quantity)) or (cls in SM_CLOCK_FREE and per_clock(quantity))
 
 
-def clock_step(model, gpu_name):
-    """The widest step of the SM clock between two runs of a board of this SKU (relative), the largest calibrated
-    where the SKU has none."""
-    found = model.get(SM_CLOCK_STEP, {})
+def of_sku(model, key, gpu_name):
+    """model[key]'s value for this SKU, the largest calibrated where the SKU has none (SM_CLOCK_STEP: the widest step
+    of the SM clock between two runs of a board; HELD_CLOCK_SIGMA)."""
+    found = model.get(key, {})
     return found.get(gpu_name, max(found.values(), default=0.0))
 
 
@@ -231,11 +231,6 @@ def clock_held(row):
     """Whether a reason held the row's SM clock (NVML's clock-event reasons) or it ran under 97% of rated
     (clock_flagged): the power manager, not the board's top bin, chose it, and chooses again next run."""
     return bool(row.value("clock_reasons") or row.value("clock_flagged"))
-
-
-def held_sigma(model, gpu_name):
-    found = model.get(HELD_CLOCK_SIGMA, {})
-    return found.get(gpu_name, max(found.values(), default=0.0))
 
 
 def clock_headroom(row, context):
@@ -289,9 +284,9 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     moves = result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1])
     # The headroom applies to every result the SM clock moves; the step to those whose class was calibrated in the
     # other unit (sm_time's deviation already holds the steps its calibration runs saw).
-    step = (clock_step(model, gpu_name) if moves else 0.0) + (headroom if moves or cls == "sm_time" else 0.0)
+    step = (of_sku(model, SM_CLOCK_STEP, gpu_name) if moves else 0.0) + (headroom if moves or cls == "sm_time" else 0.0)
     if held and (moves or cls == "sm_time"):
-        sigma = (sigma ** 2 + held_sigma(model, gpu_name) ** 2) ** 0.5
+        sigma = (sigma ** 2 + of_sku(model, HELD_CLOCK_SIGMA, gpu_name) ** 2) ** 0.5
     return Z95 * (2 * ((within / Z95) ** 2 + sigma ** 2)) ** 0.5 + step
 
 
