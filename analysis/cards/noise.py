@@ -1,9 +1,7 @@
 """compare.py's noise: every result a row reports belongs to a class of measurement that its family declares
-(`NOISE` in its module of analysis/cards/families/: {quantity: class}, or a function `noise_class(row, quantity)`), and
-each class has two calibrated floors, run to run on one board and board to board, that hold on any GPU
-(analysis/cards/noise_model.json, made by make_noise.py from runs of identical code on several boards of more than one
-SKU). A result whose family declares no class for it is shown, never judged; so is a host row's.
-"""
+(`NOISE` in its module of analysis/cards/families/: {quantity: class}, or `noise_class(row, quantity)`), and each class
+has two calibrated floors, run to run on one board and board to board, that hold on any GPU (noise_model.json, made
+from runs of identical code on several boards of more than one SKU). A result of no class is shown, never judged."""
 import json
 import os
 import re
@@ -26,6 +24,8 @@ CLASSES = {
     "cache_bandwidth": "a stream from L1 or L2",
     "l2_partial_writes": "a kernel's rate on vectors held in the L2 (Normalize under 100% of it), its stores each "
                          "writing part of a sector: identical full runs moved it by up to 21%",
+    "dram_partial_writes": "the same kernel's rate on vectors that spill to DRAM (Normalize at 100% of the L2 and over): "
+                           "identical full runs moved it by up to 3.3%, past a DRAM stream's 2.2%",
     "dram_bandwidth": "a stream from or to DRAM (or a working set that spills to it)",
     "link_bandwidth": "a copy to or from another GPU",
     "host_link": "a copy between the GPU and pinned host memory over PCIe, the GPU alone on the host: the host's "
@@ -41,11 +41,10 @@ TIMED_BY_EVENTS = ("dram_bandwidth", "cache_bandwidth", "link_bandwidth")
 # Classes whose results move with where pages or SMs land: quiet runs on some boards do not make another board's quiet,
 # so no result of theirs gets a floor below its class's (a 38 MiB chase on an H200 at two levels 2% apart; a Normalize
 # L2 row with its own 0.7% moved 1.1-2.0% on two new boards, 2026-11-28-node-full).
-PLACED = ("capacity_edge", "sm_placement", "l2_partial_writes")
-# Classes compare shows and never judges, and whose results state no precision: what moves them is not the code.
-# The host links, alone and all at once, are judged by the verdict only (against the link's theoretical and the
-# node's other GPUs); between identical node checks of four H100s (x4c, 2026-11-28) a copy at once moved 23% and a
-# GPU's copy alone 12-42%, as the host's memory and root complex shared themselves.
+PLACED = ("capacity_edge", "sm_placement", "l2_partial_writes", "dram_partial_writes")
+# Classes compare shows and never judges, and whose results state no precision: what moves them is not the code. The
+# verdict judges the host links (against the link's theoretical and the node's other GPUs); between identical node
+# checks of four H100s (x4c) a copy at once moved 23% and alone 12-42%, as the host's memory and root complex shared.
 NOT_JUDGED = {"host": "host rows: a shared host moves them by tens of percent between runs (shown, never judged)",
               "host_link": "a copy between host and GPU alone: the host moves it 12-42% between identical runs of a "
                            "lent host (shown, never judged; the verdict judges it against the link and the node)",
@@ -220,6 +219,9 @@ HELD_CLOCK_SIGMA = "held_clock_sigma_by_gpu"
 # {class: deviation}: a class's run-to-run deviation between runs of a node (every GPU at once), where it is wider than
 # a GPU's alone: its GPUs share the host, its power and its heat (a chase's ns moved 0.1-0.6% where alone 0.05%).
 NODE_SIGMA = "node_repeat_sigma"
+# {GPU name: {class: deviation}}: a placed class's run-to-run deviation on that SKU's boards beyond the calibration's,
+# where wider (an H100's capacity edges: 7-9% of repeated values outside their stated interval on five unseen boards).
+PLACED_SIGMA = "placed_repeat_sigma_by_gpu"
 
 
 def in_node(context):
@@ -268,8 +270,9 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     calibration had runs of it. `headroom` (clock_headroom): how far below the board's top clock the row ran, added
     whole, like the clock's step, to a result that moves with the SM clock; `held` (clock_held): the power manager's
     wander of the clock it picks (HELD_CLOCK_SIGMA) added to such a result's deviation; `node` (in_node): the class's
-    deviation between runs of a node where wider (NODE_SIGMA). `result` ("row quantity", result_name): a result that moved more than its class on
-    this SKU (a chase at a capacity edge, a row at two levels) states its own, wider deviation."""
+    deviation between runs of a node where wider (NODE_SIGMA); a placed class's on the SKU where wider (PLACED_SIGMA).
+    `result` ("row quantity", result_name): a result that moved more than its class on this SKU (a chase at a
+    capacity edge, a row at two levels) states its own, wider deviation."""
     if within is None or cls in NOT_JUDGED:
         return None  # a class whose rows the host moves: no precision of the board's to state
     entry = (model.get("classes", {}).get(cls) or {}) if cls else {}
@@ -277,8 +280,9 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
     if own is not None:
         sigma = max(sigma or 0.0, own)
-    if node and cls in model.get(NODE_SIGMA, {}):
-        sigma = max(sigma or 0.0, model[NODE_SIGMA][cls])
+    wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None,
+             model.get(PLACED_SIGMA, {}).get(gpu_name, {}).get(cls))
+    sigma = max((s for s in (sigma, *wider) if s is not None), default=None)
     if sigma is None:
         return within
     moves = result and moves_with_the_sm_clock(cls, result.rsplit(" ", 1)[-1])

@@ -141,6 +141,16 @@ def rows_of(report, source):
     return found
 
 
+def in_the_l1(size, context, below=0.75):
+    """Whether a working set of `size` bytes fits well inside this chip's L1 (shared memory per SM as its measure),
+    below the window at_an_edge gives its edge."""
+    try:
+        l1_bytes = float(context.get("gpu_shared_memory_per_sm_bytes") or 0)
+    except (TypeError, ValueError):
+        return False
+    return bool(l1_bytes and size < below * l1_bytes)
+
+
 def at_an_edge(size, context, l1=(0.75, 1.5), l2=(0.4, 1.25)):
     """Whether a working set of `size` bytes lies near a capacity edge of this chip, where placement moves a
     reading: within the window `l1` of its L1 (shared memory per SM as its measure) or `l2` of its L2 (fractions of

@@ -7,11 +7,14 @@ preset and one code:
   (noise.clock_held);
 - node_repeat_sigma (noise.NODE_SIGMA), per class, from the runs of a node (every GPU at once), the rule runs' and
   those named: where its node pairs need more than the class's deviation of a GPU alone.
+- placed_repeat_sigma_by_gpu (noise.PLACED_SIGMA), per SKU and class whose results move with where pages or SMs land
+  (noise.PLACED), from the rule runs of a GPU alone and the boards named after --boards (each board's runs of one
+  preset, comma-separated): where those boards' pairs need more than the class's deviation on the SKU.
 Each is the least deviation that leaves at most 5% of those repeated values outside the other run's stated interval.
-Each node named on the command line (its runs, comma-separated) is judged first by the deviations the other nodes
-give (leave one node out). Other entries stay as they are. Run from the repository's root:
+Each node (or board) named on the command line (its runs, comma-separated) is judged first by the deviations the
+other nodes (boards) give (leave one out). Other entries stay as they are. Run from the repository's root:
 
-    deviations.py [--show] [NODE_RUN.json,NODE_RUN.json,... ...]      (--show: the model unchanged)
+    deviations.py [--show] [NODE_RUN.json,... ...] [--boards BOARD_RUN.json,... ...]    (--show: the model unchanged)
 """
 import collections
 import itertools
@@ -64,15 +67,18 @@ def ordered_pairs(paths):
 
 
 def outside(model, pairs):
-    return sum(change > noise.stated_of_row(model, row, quantity, context)
-               for change, row, quantity, context in pairs) / max(len(pairs), 1)
+    """The share of `pairs` outside their stated interval; a pair's fifth element, where given, is its weight."""
+    weights = [pair[4] if len(pair) > 4 else 1.0 for pair in pairs]
+    return sum(w for (change, row, quantity, context, *_), w in zip(pairs, weights)
+               if change > noise.stated_of_row(model, row, quantity, context)) / max(sum(weights), 1e-12)
 
 
-def least_sigma(model, key, name, pairs, share=make_noise.HONEST_SHARE):
-    """The least deviation model[key][name] that leaves at most `share` of `pairs` outside."""
+def least_sigma(model, key, name, pairs, share=make_noise.HONEST_SHARE, sku=None):
+    """The least deviation model[key][name] (model[key][sku][name] given a SKU) that leaves at most `share` of `pairs`
+    outside."""
     trial = json.loads(json.dumps(model))
     def share_at(sigma):
-        trial[key] = {name: sigma}
+        trial[key] = {sku: {name: sigma}} if sku else {name: sigma}
         return outside(trial, pairs)
     return math.ceil(run_pairs.least_within(share_at, share, 0.1, 30) * 1e5) / 1e5  # up: the share it gives holds
 
@@ -94,11 +100,51 @@ def node_sigmas(model, groups):
     return found
 
 
-def main(show, node_runs):
+def by_sku_and_class(pairs):
+    found = collections.defaultdict(list)
+    for change, row, quantity, context, cls in pairs:
+        if cls in noise.PLACED:
+            found[(context.get("gpu_name"), cls)].append((change, row, quantity, context))
+    return found
+
+
+def placed_sigmas(model, groups):
+    """{SKU: {class: deviation}} from the pairs of a GPU alone in `groups` ([[pair]]), where a placed class needs one.
+    Each group (a board's runs of one preset) weighs alike: six check runs of one board give 30 ordered pairs, a full
+    pair 2, and a quiet board's many pairs must not hide a board that moves."""
+    weighed = collections.defaultdict(list)
+    for pairs in groups:
+        for key, selected in by_sku_and_class(pairs).items():
+            weighed[key] += [(*pair, 1 / len(selected)) for pair in selected]
+    found = collections.defaultdict(dict)
+    for (sku, cls), selected in sorted(weighed.items()):
+        sigma = least_sigma(model, noise.PLACED_SIGMA, cls, selected, sku=sku)
+        if sigma:
+            found[sku][cls] = sigma
+    return dict(found)
+
+
+def judge_left_out(model, key, fit, groups, named):
+    """Each named node or board ([(paths, pairs)]) judged by the deviations (`fit`, at model[key]) that `groups` and the
+    other named ones give."""
+    placed = key == noise.PLACED_SIGMA
+    for i, (paths, pairs) in enumerate(named):
+        others = fit(model, groups + [p for j, (_, p) in enumerate(named) if j != i])
+        judged = dict(model, **{key: others})
+        split = by_sku_and_class(pairs) if placed else {(None, c): s for c, s in by_class(pairs).items()}
+        for (sku, cls), selected in sorted(split.items(), key=lambda item: (str(item[0][0]), item[0][1])):
+            sigma = others.get(sku, {}).get(cls, 0) if placed else others.get(cls, 0)
+            print(f"{'board' if placed else 'node'} {os.path.basename(paths[0])}.., {cls}: outside "
+                  f"{outside(model, selected):.1%} as the class states, {outside(judged, selected):.1%} by the other "
+                  f"{'boards' if placed else 'nodes'}' ({sigma:.3%}) of {len(selected)}")
+
+
+def main(show, node_runs, board_runs=()):
     with open(noise.MODEL) as f:
         model = json.load(f)
     model.pop(noise.HELD_CLOCK_SIGMA, None)
     model.pop(noise.NODE_SIGMA, None)
+    model.pop(noise.PLACED_SIGMA, None)
     model.pop("made_held_clock", None)  # its first writer's (held_clock.py, now this)
     rules = ordered_pairs(rule_runs())
     held = collections.defaultdict(list)
@@ -115,22 +161,25 @@ def main(show, node_runs):
     model[noise.HELD_CLOCK_SIGMA] = found[noise.HELD_CLOCK_SIGMA]  # a node's held rows state it too
     nodes = [pairs for (_, node), pairs in rules.items() if node]
     extra = [pairs for paths in node_runs for (_, node), pairs in ordered_pairs(paths).items() if node]
-    # Each node named on the command line judged by the deviations the others (and the rule runs' nodes) give.
-    for i, (paths, pairs) in enumerate(zip(node_runs, extra)):
-        others = node_sigmas(model, nodes + extra[:i] + extra[i + 1:])
-        for cls, selected in sorted(by_class(pairs).items()):
-            judged = dict(model, **{noise.NODE_SIGMA: others})
-            print(f"node {os.path.basename(paths[0])}.., {cls}: outside {outside(model, selected):.1%} as the class "
-                  f"states, {outside(judged, selected):.1%} by the other nodes' ({others.get(cls, 0):.3%}) "
-                  f"of {len(selected)}")
+    judge_left_out(model, noise.NODE_SIGMA, node_sigmas, nodes, list(zip(node_runs, extra)))
     found[noise.NODE_SIGMA] = node_sigmas(model, nodes + extra)
     print(f"node deviations from {len(nodes) + len(extra)} nodes: {found[noise.NODE_SIGMA]}")
+    # The class's own deviation holds the rule runs' boards; the boards beyond them, each preset of each alike, say
+    # whether the SKU needs more.
+    boards = [pairs for paths in board_runs for (_, node), pairs in ordered_pairs(paths).items() if not node]
+    per_board = [[p for (_, node), pairs in ordered_pairs(paths).items() if not node for p in pairs]
+                 for paths in board_runs]
+    judge_left_out(model, noise.PLACED_SIGMA, placed_sigmas, [], list(zip(board_runs, per_board)))
+    found[noise.PLACED_SIGMA] = placed_sigmas(model, boards)
+    print(f"placed deviations from {len(boards)} groups of {len(board_runs)} boards: {found[noise.PLACED_SIGMA]}")
     if show:
         return
     model.update(found)
-    model["made_deviations"] = {"runs": len(rule_runs()) + sum(len(paths) for paths in node_runs),
+    model["made_deviations"] = {"runs": len(rule_runs()) + sum(len(paths) for paths in (*node_runs, *board_runs)),
                                 "source": "the runs made_rule names and the node runs "
                                 + "; ".join(",".join(os.path.basename(p) for p in paths) for paths in node_runs)
+                                + ("; the boards' runs " + "; ".join(",".join(os.path.basename(p) for p in paths)
+                                                                       for paths in board_runs) if board_runs else "")
                                 + ", by docs/results/2026-11-28-node-full/deviations.py"}
     with open(noise.MODEL, "w") as f:
         json.dump(model, f, indent=1)
@@ -139,5 +188,6 @@ def main(show, node_runs):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    main("--show" in args, [a.split(",") for a in args if a != "--show"])
+    args = [a for a in sys.argv[1:] if a != "--show"]
+    cut = args.index("--boards") if "--boards" in args else len(args)
+    main("--show" in sys.argv, [a.split(",") for a in args[:cut]], [a.split(",") for a in args[cut + 1:]])
