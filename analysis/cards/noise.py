@@ -219,8 +219,8 @@ HELD_CLOCK_SIGMA = "held_clock_sigma_by_gpu"
 # {class: deviation}: a class's run-to-run deviation between runs of a node (every GPU at once), where it is wider than
 # a GPU's alone: its GPUs share the host, its power and its heat (a chase's ns moved 0.1-0.6% where alone 0.05%).
 NODE_SIGMA = "node_repeat_sigma"
-# {GPU name: {class: deviation}}: a placed class's run-to-run deviation on that SKU's boards beyond the calibration's,
-# where wider (an H100's capacity edges: 7-9% of repeated values outside their stated interval on five unseen boards).
+# {GPU name: {class or "row quantity": deviation}}: a placed class's (or one of its results') run-to-run deviation on
+# that SKU's boards beyond the calibration's, where wider (an H100's capacity edges: 7-9% outside on unseen boards).
 PLACED_SIGMA = "placed_repeat_sigma_by_gpu"
 
 
@@ -280,8 +280,8 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
     if own is not None:
         sigma = max(sigma or 0.0, own)
-    wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None,
-             model.get(PLACED_SIGMA, {}).get(gpu_name, {}).get(cls))
+    placed = model.get(PLACED_SIGMA, {}).get(gpu_name, {})
+    wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None, placed.get(cls), placed.get(result or cls))
     sigma = max((s for s in (sigma, *wider) if s is not None), default=None)
     if sigma is None:
         return within

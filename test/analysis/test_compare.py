@@ -799,6 +799,13 @@ class RuleRunsLeaveOneSkuOut(unittest.TestCase):
                          noise.stated_half_width(trial, "capacity_edge", within, h200))
         self.assertLess(noise.stated_half_width(trial, "capacity_edge", within, h100),
                         noise.stated_half_width(shipped, "capacity_edge", within, h100))
+        # A result at an edge with two states apart (a 24 KiB chase under a carveout: 52.3 or 55.1 ns) states its own.
+        result = "PointerChase/carveout/bytes:24576/stride:128/carveout:100/manual_time ns_per_load"
+        self.assertGreater(shipped[noise.PLACED_SIGMA][h100][result], wider)
+        self.assertGreater(noise.stated_half_width(shipped, "capacity_edge", within, h100, result),
+                           noise.stated_half_width(shipped, "capacity_edge", within, h100))
+        self.assertEqual(noise.stated_half_width(shipped, "capacity_edge", within, h200, result),
+                         noise.stated_half_width(shipped, "capacity_edge", within, h200))
 
     def test_normalize_spilling_to_dram_has_a_floor_of_its_own_above_a_streams(self):
         # Its rows moved up to 3.3% between identical full runs of an H100, past the 2.2% a DRAM stream's class gives.

@@ -121,7 +121,20 @@ def placed_sigmas(model, groups):
         sigma = least_sigma(model, noise.PLACED_SIGMA, cls, selected, sku=sku)
         if sigma:
             found[sku][cls] = sigma
-    return dict(found)
+    # A result at an edge that lands in one of two states, several percent apart, moves more than its class: with
+    # pairs enough (make_noise's least for a row's own) it states its own deviation where wider than its class's.
+    by_result = collections.defaultdict(list)
+    for pairs in groups:
+        for change, row, quantity, context, cls in pairs:
+            if cls in noise.PLACED:
+                by_result[(context.get("gpu_name"), cls, noise.result_name(row.key, quantity))].append(
+                    (change, row, quantity, context))
+    for (sku, cls, result), selected in sorted(by_result.items()):
+        if len(selected) >= 2 * make_noise.ROW_SIGMA_LEAST_PAIRS:  # ordered pairs: each pair both ways
+            sigma = least_sigma(model, noise.PLACED_SIGMA, result, selected, sku=sku)
+            if sigma > found[sku].get(cls, 0.0):
+                found[sku][result] = sigma
+    return {sku: dict(sorted(sigmas.items())) for sku, sigmas in found.items() if sigmas}
 
 
 def judge_left_out(model, key, fit, groups, named):
