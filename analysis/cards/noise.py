@@ -281,7 +281,7 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     sku = entry.get("repeat_sigma_by_gpu", {}).get(gpu_name)
     own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
     placed = model.get(PLACED_SIGMA, {}).get(gpu_name, {})
-    wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None, placed.get(cls), placed.get(result or cls))
+    wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None, placed.get(cls), placed.get(result))
     sigma = max((s for s in (entry.get("repeat_sigma"), sku, own, *wider) if s is not None), default=None)
     if sigma is None:
         return within

@@ -141,13 +141,18 @@ def rows_of(report, source):
     return found
 
 
-def in_the_l1(size, context, below=0.75):
-    """Whether a working set of `size` bytes fits well inside this chip's L1 (shared memory per SM as its measure),
-    below the window at_an_edge gives its edge."""
+def _cache_bytes(context):
+    """(L1, L2) bytes of the chip the run names (shared memory per SM as the L1's measure); 0 where unknown."""
     try:
-        l1_bytes = float(context.get("gpu_shared_memory_per_sm_bytes") or 0)
+        return (float(context.get("gpu_shared_memory_per_sm_bytes") or 0), float(context.get("gpu_l2_bytes") or 0))
     except (TypeError, ValueError):
-        return False
+        return 0.0, 0.0
+
+
+def in_the_l1(size, context, below=0.75):
+    """Whether a working set of `size` bytes fits well inside this chip's L1, below the window at_an_edge gives its
+    edge."""
+    l1_bytes = _cache_bytes(context)[0]
     return bool(l1_bytes and size < below * l1_bytes)
 
 
@@ -156,10 +161,6 @@ def at_an_edge(size, context, l1=(0.75, 1.5), l2=(0.4, 1.25)):
     reading: within the window `l1` of its L1 (shared memory per SM as its measure) or `l2` of its L2 (fractions of
     each; None: that edge is not the family's). The defaults span a chase's edges: the L1's, the near L2 partition's
     (half the L2) and the L2's."""
-    try:
-        l1_bytes = float(context.get("gpu_shared_memory_per_sm_bytes") or 0)
-        l2_bytes = float(context.get("gpu_l2_bytes") or 0)
-    except (TypeError, ValueError):
-        return False
+    l1_bytes, l2_bytes = _cache_bytes(context)
     return bool((l1 and l1_bytes and l1[0] * l1_bytes <= size <= l1[1] * l1_bytes) or
                 (l2 and l2_bytes and l2[0] * l2_bytes <= size <= l2[1] * l2_bytes))

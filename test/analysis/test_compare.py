@@ -502,6 +502,10 @@ class SetsByTheL2(unittest.TestCase):
         self.assertEqual(self.class_of(chase, {"bytes": 16384, "stride": 128}, "cycles_per_load"), "sm_clocks")
         l2_chase = "PointerChase/direct/bytes:4194304/stride:128/manual_time"
         self.assertEqual(self.class_of(l2_chase, {"bytes": 4 << 20, "stride": 128}, "ns_per_load"), "memory_latency")
+        cached = "PointerChase/cached/bytes:16384/stride:128/manual_time"
+        self.assertEqual(self.class_of(cached, {"bytes": 16384, "stride": 128}, "ns_per_load"), "sm_time")
+        shared = "PointerChase/shared/bytes:65536/stride:4/manual_time"
+        self.assertEqual(self.class_of(shared, {"bytes": 65536, "stride": 4}, "ns_per_load"), "sm_time")
         bypass = "PointerChase/direct_l2/bytes:16384/stride:128/manual_time"  # .cg loads: the L2's latency
         self.assertEqual(self.class_of(bypass, {"bytes": 16384, "stride": 128}, "ns_per_load"), "memory_latency")
         self.assertEqual(self.class_of("AsyncCopy/copy_bandwidth_ld_st_cg/bytes:26214400/manual_time",

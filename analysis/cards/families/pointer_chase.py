@@ -15,19 +15,24 @@ NOISE = {"cycles_per_load": "memory_latency", "ns_per_load": "memory_latency", "
 
 def noise_class(row, quantity, context):
     """The TLB and carveout sweeps sit on purpose on either side of an edge, where page placement moves them; so do
-    the chases whose set is near this chip's L1 or L2. A set well inside the L1 is the SM's own latency: a fixed count
-    of its clocks, whose nanoseconds move with the clock's bin (an H200's 16 KiB chase: 32.0 cycles at 1959-1979 MHz
-    between node checks, docs/results/2026-11-28-held-out)."""
+    the chases whose set is near this chip's L1 or L2. A chase served inside the SM (shared memory, or a set well
+    inside the L1) is the SM's own latency: a fixed count of its clocks, whose nanoseconds move with the clock's bin
+    (an H200's 16 KiB chase: 32.0 cycles at 1959-1979 MHz between node checks, docs/results/2026-11-28-held-out)."""
     if quantity not in NOISE:
         return None
     if row.registered in ("PointerChase/tlb", "PointerChase/carveout"):
         return "capacity_edge"
     if "bytes" in row.args and at_an_edge(float(row.args["bytes"]), context):
         return "capacity_edge"
-    if row.registered == "PointerChase/direct" and quantity in ("cycles_per_load", "ns_per_load") and \
-            "bytes" in row.args and in_the_l1(float(row.args["bytes"]), context):
+    in_the_sm = row.registered in IN_SHARED_MEMORY or (
+        row.registered in THROUGH_THE_L1 and "bytes" in row.args and in_the_l1(float(row.args["bytes"]), context))
+    if in_the_sm and quantity in ("cycles_per_load", "ns_per_load"):
         return "sm_time" if quantity == "ns_per_load" else "sm_clocks"
     return None
+
+
+IN_SHARED_MEMORY = ("PointerChase/shared", "PointerChase/shared_direct")
+THROUGH_THE_L1 = ("PointerChase/direct", "PointerChase/cached")  # direct_l2 and l2_only load past the L1
 
 ORDER = 10
 MEMORY = "Memory latency"
