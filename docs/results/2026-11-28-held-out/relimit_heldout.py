@@ -29,11 +29,15 @@ def too_close(cards, table):
     as it is now, not as the card was judged), and how many readings were audited."""
     found, audited = collections.defaultdict(list), 0
     for path in cards:
-        with open(path) as f:
-            card = json.load(f)
-        values = {value["key"]: value for value in card["values"]}
-        sku = next((layer["key"] for layer in card["ranges"]["layers"] if layer["layer"] == "sku"), None)
-        for check in card["ranges"]["checks"]:
+        try:
+            with open(path) as f:
+                card = json.load(f)
+            values = {value["key"]: value for value in card["values"]}
+            layers, checks = card["ranges"]["layers"], card["ranges"]["checks"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"relimit_heldout.py: {path}: not a card's JSON (card.py RUN.json --check --out PREFIX): {e}")
+        sku = next((layer["key"] for layer in layers if layer["layer"] == "sku"), None)
+        for check in checks:
             value = values.get(check["key"])
             precision = value and value.get("precision")
             reading = check.get("value")
@@ -77,4 +81,6 @@ def main(show, cards):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if not [a for a in args if a != "--show"]:
+        sys.exit("usage: relimit_heldout.py [--show] CARD.json [...]")
     main("--show" in args, [a for a in args if a != "--show"])
