@@ -135,6 +135,7 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
     fixed = before_report.fixed_counters() | after_report.fixed_counters()
     entries, scopes = [], []
     before, after = {}, {}
+    skipped = ({}, {})  # {name: why} of the rows each run skipped (a set past the GPU's free memory, say)
     pairs = picked_devices(before_report, after_report, picks) if picks else \
         paired_devices(before_report, after_report, allow_different)
     for gpu, b_part, a_part in pairs:
@@ -147,6 +148,9 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
         a_sides = {n: s for n, s in a_sides.items() if name_filter.search(n)}
         before.update(b_sides)
         after.update(a_sides)
+        for kept, part in zip(skipped, (b_part, a_part)):
+            kept.update({row.display_name(None if picks else gpu): row.skipped for row in own_rows(part)
+                         if row.skipped and not row.aggregate})
         where = noise.scope(b_part.context.get("gpu_uuid"), a_part.context.get("gpu_uuid"))
         scopes.append(where)
         entries += compare_rows(b_sides, a_sides, model, where, diagnostics, fixed, b_part.context)
@@ -157,11 +161,16 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
                 problems.append(f"failed in {side}: {name}: {error}")
     # Said, not failed: host rows that only one host has (a sweep up to its cores), and with --gpu the links and peer
     # chases of one side only (a GPU alone measures its own pairs; a node gives each pair to one of its two GPUs).
-    said = {"host": [], "link": [], "node": []}
-    for label, mine, theirs, their_failed in (("only in BEFORE", before, after, after_failed),
-                                              ("only in AFTER", after, before, before_failed)):
+    # A row the other run skipped is said with its reason: a skip is the run's choice (a set past the memory a node's
+    # peers left free, x4j), not a failure.
+    said = {"host": [], "link": [], "node": [], "skipped": []}
+    for label, mine, theirs, their_failed, their_skipped in (
+            ("only in BEFORE", before, after, after_failed, skipped[1]),
+            ("only in AFTER", after, before, before_failed, skipped[0])):
         for name in sorted(n for n in mine if n not in theirs and n not in their_failed):
-            if host_row(mine[name].rows[0]):
+            if name in their_skipped:
+                said["skipped"].append(f"{label} (the other run skipped it: {their_skipped[name]}): {name}")
+            elif host_row(mine[name].rows[0]):
                 said["host"].append(f"{label} (a host row: the hosts differ): {name}")
             elif picks and names_another_gpu(mine[name].rows[0]):
                 said["link"].append(f"{label} (a link: the runs' pairs differ): {name}")
@@ -196,14 +205,15 @@ def run_compare(before_path, after_path, name_filter=".", threshold=None, diagno
                (f"; {len(problems)} row(s) failed or missing on one side" if problems else "") +
                "".join(f"; {len(said[what])} {what} row(s) on one side only ({why})"
                        for what, why in (("host", "the hosts differ"), ("link", "the runs' pairs differ"),
-                                         ("node", "only a node copies with every GPU at once")) if said[what]))
+                                         ("node", "only a node copies with every GPU at once"),
+                                         ("skipped", "the other run skipped it")) if said[what]))
     status = 0
     if threshold is not None and (slower or changed or problems):
         status = 1
     context = [(label, str(before_report.context.get(key, "-")), str(after_report.context.get(key, "-")))
                for label, key in CONTEXT_KEYS]
     readings = measured_again_lines("BEFORE", before_report) + measured_again_lines("AFTER", after_report)
-    notes = problems + said["host"] + said["link"] + said["node"] + readings
+    notes = problems + said["host"] + said["link"] + said["node"] + said["skipped"] + readings
     return status, context, entries, notes, summary, slower, changed, problems
 
 

@@ -126,5 +126,33 @@ class ChaseSummary(unittest.TestCase):
         self.assertIn("| 16 | 0.03 | 1.60 |", text)
 
 
+class TlbReach(unittest.TestCase):
+    """The page-stride chase as an H200's full preset reads it (x4j, docs/results/2026-11-28-full-node-pair): 290
+    cycles to 384 MiB, a ramp to 298 by 4 GiB, flat to 64 GiB, 329 at 96 GiB. The one-step fit over every size once
+    read 384 MiB on one GPU and 48 GiB on its peers (a node outlier, measured again, on a healthy board)."""
+    GIB = 1024 * MIB
+    H200 = [(32 * MIB, 290.0), (64 * MIB, 289.0), (256 * MIB, 289.5), (384 * MIB, 290.5), (512 * MIB, 293.5),
+            (768 * MIB, 295.5), (GIB, 296.0), (2 * GIB, 297.0), (4 * GIB, 297.5), (8 * GIB, 297.6),
+            (16 * GIB, 297.8), (32 * GIB, 297.8), (48 * GIB, 298.0), (64 * GIB, 298.5), (96 * GIB, 329.5)]
+
+    def values(self, points):
+        rows = [chase_row("PointerChase/tlb", size, cycles, stride=2 * MIB) for size, cycles in points]
+        found = {v["key"]: v for v in pointer_chase.tlb_and_carveout(from_dict({"context": {}, "benchmarks": rows}))}
+        return found["tlb.reach_bytes"], found.get("tlb.last_reach_bytes")
+
+    def test_the_nearest_tlb_is_read_below_4_gib_whatever_the_preset_adds(self):
+        near, last = self.values(self.H200)
+        self.assertEqual(near["bracket"], [384 * MIB, 512 * MIB])
+        self.assertEqual(last["bracket"], [64 * self.GIB, 96 * self.GIB])
+        check_preset = [p for p in self.H200 if p[0] in (32 * MIB, 64 * MIB, 256 * MIB, 384 * MIB, 512 * MIB,
+                                                          768 * MIB, self.GIB, 2 * self.GIB, 4 * self.GIB)]
+        self.assertEqual(self.values(check_preset)[0]["bracket"], near["bracket"])
+
+    def test_no_last_level_where_the_gpus_memory_ends_before_it(self):
+        near, last = self.values([p for p in self.H200 if p[0] <= 48 * self.GIB])  # an H100's 80 GB
+        self.assertEqual(near["bracket"], [384 * MIB, 512 * MIB])
+        self.assertIsNone(last)
+
+
 if __name__ == "__main__":
     unittest.main()

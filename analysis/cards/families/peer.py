@@ -6,6 +6,18 @@ FAMILIES = ("Peer",)
 # compare.py's class of measurement of each result (analysis/cards/noise.py): which calibrated noise applies.
 NOISE = {"bytes_per_second": "link_bandwidth", "fraction_of_link": "link_bandwidth", "cycles_per_load": "memory_latency",
          "ns_per_load": "memory_latency"}
+# A link copy's start (its first bytes across the switch; in a node, the far GPU's memory busy with its own rows) is a
+# percent of a 100 us copy: two identical full node runs moved the 32 MiB copies (95-110 us) 0.6-1.6%, the 256 MiB
+# ones (690 us) at most 0.35% (x4j, docs/results/2026-11-28-full-node-pair).
+SHORT_LINK_COPY_US = 200.0
+
+
+def noise_class(row, quantity, context):
+    if NOISE.get(quantity) != "link_bandwidth":
+        return None
+    from analysis.cards.noise import launch_us  # here: noise.py reads the families
+    us = launch_us(row)
+    return "short_launch" if us is not None and us < SHORT_LINK_COPY_US else None
 
 ORDER = 70
 SECTION = "Interconnect"

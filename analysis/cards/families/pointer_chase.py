@@ -15,14 +15,17 @@ NOISE = {"cycles_per_load": "memory_latency", "ns_per_load": "memory_latency", "
 
 def noise_class(row, quantity, context):
     """The TLB and carveout sweeps sit on purpose on either side of an edge, where page placement moves them; so do
-    the chases whose set is near this chip's L1 or L2. A chase served inside the SM (shared memory, or a set well
-    inside the L1) is the SM's own latency: a fixed count of its clocks, whose nanoseconds move with the clock's bin
-    (an H200's 16 KiB chase: 32.0 cycles at 1959-1979 MHz between node checks, docs/results/2026-11-28-held-out)."""
+    the chases whose set is near this chip's L1 or L2, and those past the L1 over a few L2 lines. A chase served
+    inside the SM (shared memory, or a set well inside the L1) is the SM's own latency: a fixed count of its clocks,
+    whose nanoseconds move with the clock's bin (an H200's 16 KiB chase: 32.0 cycles at 1959-1979 MHz between node
+    checks, docs/results/2026-11-28-held-out)."""
     if quantity not in NOISE:
         return None
     if row.registered in ("PointerChase/tlb", "PointerChase/carveout"):
         return "capacity_edge"
     if "bytes" in row.args and at_an_edge(float(row.args["bytes"]), context):
+        return "capacity_edge"
+    if row.registered in PAST_THE_L1 and "bytes" in row.args and float(row.args["bytes"]) <= FEW_L2_LINES_BYTES:
         return "capacity_edge"
     in_the_sm = row.registered in IN_SHARED_MEMORY or (
         row.registered in THROUGH_THE_L1 and "bytes" in row.args and in_the_l1(float(row.args["bytes"]), context))
@@ -32,7 +35,12 @@ def noise_class(row, quantity, context):
 
 
 IN_SHARED_MEMORY = ("PointerChase/shared", "PointerChase/shared_direct")
-THROUGH_THE_L1 = ("PointerChase/direct", "PointerChase/cached")  # direct_l2 and l2_only load past the L1
+THROUGH_THE_L1 = ("PointerChase/direct", "PointerChase/cached")
+PAST_THE_L1 = ("PointerChase/direct_l2", "PointerChase/l2_only", "PointerChase/volatile")
+# A set of a few thousand lines served by the L2 sits in whichever slices, near or far, its pages map to: between two
+# identical full node runs of four H200s its 4-512 KiB chases moved up to 4.8%, from 768 KiB at most 0.2% (x4j,
+# docs/results/2026-11-28-full-node-pair). Such a set is placed, as a capacity edge's is.
+FEW_L2_LINES_BYTES = 512 * 1024
 
 ORDER = 10
 MEMORY = "Memory latency"
@@ -64,12 +72,31 @@ def level_table(report, prefix, stride, names=None, tolerance=0.15, rule=None):
     return found
 
 
+# The check and quick presets sweep pages up to 4 GiB; the full preset goes on to the GPU's memory, where a second,
+# larger step (an H200: +10% past 64 GiB) would win the one-step fit on some GPUs and not others (x4j,
+# docs/results/2026-11-28-full-node-pair). So the nearest TLB is read over the same span in every preset.
+NEAR_TLB_SPAN = 4 * 2**30
+LAST_TLB_STEP = 0.05  # the last level's miss: far above the 1% between neighbouring sizes on its plateau
+
+
 def tlb_levels(report):
     """TLB reach from the page-stride chase. A translation miss adds about 3% to an L2 hit, no more than
     the spread between neighbouring sizes, so no tolerance separates them reliably: the reach is the
-    split that best fits one step (levels.find_step)."""
+    split that best fits one step (levels.find_step) over sizes up to NEAR_TLB_SPAN."""
     return level_table(report, "PointerChase/tlb", None, ["all pages mapped by the nearest TLB", "next TLB level"],
-                       rule=levels.find_step)
+                       rule=lambda points: levels.find_step([p for p in points if p[0] <= NEAR_TLB_SPAN]))
+
+
+def last_tlb_step(report):
+    """(last size on the plateau past NEAR_TLB_SPAN, first size LAST_TLB_STEP above it, its cycles, the plateau's)
+    or None: the reach of the last translation level before page walks, where the sweep's largest sets (as many as
+    fit the GPU's free memory) get there (an H100's 80 GB do not)."""
+    points = [p for p in levels.points(report, "PointerChase/tlb", "cycles_per_load", None) if p[0] >= NEAR_TLB_SPAN]
+    for index in range(1, len(points)):
+        plateau = statistics.mean(c for _, c in points[:index])
+        if points[index][1] > plateau * (1 + LAST_TLB_STEP):
+            return points[index - 1][0], points[index][0], points[index][1], plateau
+    return None
 
 
 def carveout_edges(report):
@@ -212,6 +239,15 @@ def tlb_and_carveout(report):
                     bracket=(first["min_bytes"], first["max_bytes"]))
     else:
         yield Value.missing("tlb.reach_bytes", TLB, label, "bytes")
+    last = last_tlb_step(report)
+    if last:
+        reach, beyond, cycles, plateau = last
+        sizes = [s for s, _ in levels.points(report, "PointerChase/tlb", "cycles_per_load", None)
+                 if NEAR_TLB_SPAN <= s <= beyond]
+        yield Value("tlb.last_reach_bytes", TLB, "Last TLB level's reach (2 MiB pages)", reach, "bytes",
+                    Sweep("PointerChase/tlb", sizes, {"stride": 2097152}),
+                    f"{size_text(reach)} .. {size_text(beyond)}: {plateau:.1f} then {cycles:.1f} cycles per load",
+                    bracket=(reach, beyond))
     edges = carveout_edges(report)
     for percent in (0, 50, 100):
         label = f"L1 capacity with {percent}% preferred as shared"
