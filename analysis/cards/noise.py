@@ -205,8 +205,7 @@ def moves_with_the_sm_clock(cls, quantity):
 
 
 def of_sku(model, key, gpu_name):
-    """model[key]'s value for this SKU, the largest calibrated where the SKU has none (SM_CLOCK_STEP: the widest step
-    of the SM clock between two runs of a board; HELD_CLOCK_SIGMA)."""
+    """model[key]'s value for this SKU, else the largest calibrated (SM_CLOCK_STEP, HELD_CLOCK_SIGMA)."""
     found = model.get(key, {})
     return found.get(gpu_name, max(found.values(), default=0.0))
 
@@ -219,9 +218,10 @@ HELD_CLOCK_SIGMA = "held_clock_sigma_by_gpu"
 # {class: deviation}: a class's run-to-run deviation between runs of a node (every GPU at once), where it is wider than
 # a GPU's alone: its GPUs share the host, its power and its heat (a chase's ns moved 0.1-0.6% where alone 0.05%).
 NODE_SIGMA = "node_repeat_sigma"
-# {GPU name: {class or "row quantity": deviation}}: a placed class's (or one of its results') run-to-run deviation on
-# that SKU's boards beyond the calibration's, where wider (an H100's capacity edges: 7-9% outside on unseen boards).
+# {GPU name: {class or "row quantity": deviation}}: a placed class's (or result's) on that SKU's boards, where wider
 PLACED_SIGMA = "placed_repeat_sigma_by_gpu"
+# {preset: {class: deviation}}: a class's in a preset's runs, where wider (an H100's full runs' cycle counts 5.3-5.9%)
+PRESET_SIGMA = "preset_repeat_sigma"
 
 
 def in_node(context):
@@ -258,10 +258,11 @@ def stated_of_row(model, row, quantity, context):
     """stated_half_width of one result of a row, as the card states it."""
     return stated_half_width(model, class_of(row, quantity, context), row.half_width(quantity), context.get("gpu_name"),
                              result_name(row.key, quantity), clock_headroom(row, context), clock_held(row),
-                             in_node(context))
+                             in_node(context), context.get("gpubench_preset"))
 
 
-def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0.0, held=False, node=False):
+def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0.0, held=False, node=False,
+                      preset=None):
     """The stated 95% precision of a result measured under the stopping rule, relative: the interval within which a
     repeated run of the same board falls 95% of the time (ISO 5725's repeatability limit, 1.96 x sqrt 2 standard
     uncertainties), from the run's own interval (`within`, what its samples know) and the class's calibrated
@@ -269,19 +270,19 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     `within`; `within` alone where the class has no calibration. `gpu_name`: the SKU's own deviation where the
     calibration had runs of it and it is wider. `headroom` (clock_headroom): how far below the board's top clock the
     row ran, added whole, like the clock's step, to a result that moves with the SM clock; `held` (clock_held): the
-    power manager's wander of the clock it picks (HELD_CLOCK_SIGMA) added to such a result's deviation; `node`: the
-    class's deviation between runs of a node where wider (NODE_SIGMA); a placed class's on the SKU (PLACED_SIGMA).
-    `result` ("row quantity", result_name): a result that moved more than its class on this SKU (a chase at a
-    capacity edge, a row at two levels) states its own, wider deviation."""
+    power manager's wander of the clock it picks (HELD_CLOCK_SIGMA) added to such a result's deviation; `node`,
+    `preset`: the class's between runs of a node, or of that preset, where wider (NODE_SIGMA, PRESET_SIGMA); a placed
+    class's on the SKU (PLACED_SIGMA). `result` ("row quantity", result_name): a result that moved more than its
+    class on this SKU (a chase at a capacity edge, a row at two levels) states its own, wider deviation."""
     if within is None or cls in NOT_JUDGED:
         return None  # a class whose rows the host moves: no precision of the board's to state
     entry = (model.get("classes", {}).get(cls) or {}) if cls else {}
-    # A SKU's own deviation only widens the pooled one: two boards a SKU made it narrower (an H200's chase 0.019%),
-    # and unseen H200s' L2 chases then moved 0.1-0.2% (28% of one board's outside; docs/results/2026-11-28-held-out).
+    # A SKU's own only widens the pooled one: two H200s' 0.019% left unseen H200s' L2 chases 28% outside (held-out).
     sku = entry.get("repeat_sigma_by_gpu", {}).get(gpu_name)
     own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
     placed = model.get(PLACED_SIGMA, {}).get(gpu_name, {})
-    wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None, placed.get(cls), placed.get(result))
+    wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None, placed.get(cls), placed.get(result),
+             model.get(PRESET_SIGMA, {}).get(preset, {}).get(cls))
     sigma = max((s for s in (entry.get("repeat_sigma"), sku, own, *wider) if s is not None), default=None)
     if sigma is None:
         return within

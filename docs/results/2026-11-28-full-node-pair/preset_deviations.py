@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Writes preset_repeat_sigma (noise.PRESET_SIGMA) into analysis/cards/noise_model.json: per preset and class, the
+least run-to-run deviation that leaves at most 5% of the preset's repeated values outside the other run's stated
+interval, where the class's own leaves more. It is made from pairs of one board, one preset and one code (each board's
+pair weighs alike), each board judged first by the deviation the others give (leave one out); runs named after
+--judge (a pair each, comma-separated) are judged by it and take no part in making it. Run from the repository's root,
+after deviations.py (docs/results/2026-11-28-held-out/README.md, "Making the model again"):
+
+    preset_deviations.py [--show] BOARD_RUN.json,BOARD_RUN.json ... [--judge RUN.json,RUN.json ...]
+"""
+import collections
+import json
+import os
+import sys
+
+sys.path.insert(0, os.getcwd())
+sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-node-full"))
+sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-edges"))
+from analysis.cards import noise  # noqa: E402
+from deviations import least_sigma, ordered_pairs, outside  # noqa: E402
+
+
+def by_preset_and_class(groups):
+    """{(preset, class): [(change, row, quantity, context, weight)]}: each group's (a board's pair) results weigh
+    1 / its count in its class, so that a board with more rows of a class does not decide it alone."""
+    found = collections.defaultdict(list)
+    for pairs in groups:
+        counted = collections.Counter((p[3].get("gpubench_preset"), p[4]) for p in pairs)
+        for change, row, quantity, context, cls in pairs:
+            key = (context.get("gpubench_preset"), cls)
+            found[key].append((change, row, quantity, context, 1 / counted[key]))
+    return found
+
+
+def preset_sigmas(model, groups):
+    """{preset: {class: deviation}} where the class's own deviation leaves more than 5% outside."""
+    found = collections.defaultdict(dict)
+    for (preset, cls), selected in sorted(by_preset_and_class(groups).items(), key=lambda item: str(item[0])):
+        if outside(model, selected) <= 0.05:
+            continue
+        found[preset][cls] = least_sigma(model, noise.PRESET_SIGMA, cls, selected, sku=preset)  # {preset: {cls: ..}}
+    return dict(found)
+
+
+def report(model, label, pairs):
+    for (preset, cls), selected in sorted(by_preset_and_class([pairs]).items(), key=lambda item: str(item[0])):
+        print(f"{label}, {preset} {cls}: outside {outside(model, selected):.1%} of {len(selected)}")
+
+
+def main(show, board_runs, judged_runs):
+    with open(noise.MODEL) as f:
+        model = json.load(f)
+    model.pop(noise.PRESET_SIGMA, None)
+    model.pop("made_preset_deviations", None)
+    groups = [[p for (_, node), pairs in ordered_pairs(paths).items() for p in pairs] for paths in board_runs]
+    for i, paths in enumerate(board_runs):
+        others = preset_sigmas(model, groups[:i] + groups[i + 1:])
+        report(dict(model, **{noise.PRESET_SIGMA: others}), f"left out {os.path.basename(paths[0])}.. "
+               f"(the others' {others})", groups[i])
+    found = preset_sigmas(model, groups)
+    print(f"preset deviations from {len(groups)} boards: {found}")
+    for paths in judged_runs:
+        pairs = [p for (_, node), pairs in ordered_pairs(paths).items() for p in pairs]
+        report(model, f"judged {os.path.basename(paths[0])}.. as the classes state", pairs)
+        report(dict(model, **{noise.PRESET_SIGMA: found}), f"judged {os.path.basename(paths[0])}.. with them", pairs)
+    if show:
+        return
+    model[noise.PRESET_SIGMA] = found
+    model["made_preset_deviations"] = {
+        "runs": sum(len(paths) for paths in board_runs),
+        "source": "the full pairs " + "; ".join(",".join(os.path.basename(p) for p in paths) for paths in board_runs)
+        + ", by docs/results/2026-11-28-full-node-pair/preset_deviations.py"}
+    with open(noise.MODEL, "w") as f:
+        json.dump(model, f, indent=1)
+        f.write("\n")
+    print(f"{noise.MODEL}: {found}")
+
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if a != "--show"]
+    cut = args.index("--judge") if "--judge" in args else len(args)
+    main("--show" in sys.argv, [a.split(",") for a in args[:cut]], [a.split(",") for a in args[cut + 1:]])
