@@ -17,7 +17,7 @@ sys.path.insert(0, os.getcwd())
 sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-node-full"))
 sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-edges"))
 from analysis.cards import noise  # noqa: E402
-from deviations import least_sigma, ordered_pairs, outside  # noqa: E402
+from deviations import command_line, least_sigma, ordered_pairs, outside, write_model  # noqa: E402
 
 
 def by_preset_and_class(groups):
@@ -70,13 +70,8 @@ def main(show, board_runs, judged_runs):
         "runs": sum(len(paths) for paths in board_runs),
         "source": "the full pairs " + "; ".join(",".join(os.path.basename(p) for p in paths) for paths in board_runs)
         + ", by docs/results/2026-11-28-full-node-pair/preset_deviations.py"}
-    with open(noise.MODEL, "w") as f:
-        json.dump(model, f, indent=1)
-        f.write("\n")
-    print(f"{noise.MODEL}: {found}")
+    write_model(model, found)
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--show"]
-    cut = args.index("--judge") if "--judge" in args else len(args)
-    main("--show" in sys.argv, [a.split(",") for a in args[:cut]], [a.split(",") for a in args[cut + 1:]])
+    main(*command_line("--judge"))

@@ -194,13 +194,22 @@ def main(show, node_runs, board_runs=()):
                                 + ("; the boards' runs " + "; ".join(",".join(os.path.basename(p) for p in paths)
                                                                        for paths in board_runs) if board_runs else "")
                                 + ", by docs/results/2026-11-28-node-full/deviations.py"}
+    write_model(model, found)
+
+
+def write_model(model, found):
     with open(noise.MODEL, "w") as f:
         json.dump(model, f, indent=1)
         f.write("\n")
     print(f"{noise.MODEL}: {found}")
 
 
-if __name__ == "__main__":
+def command_line(flag):
+    """(--show given, [runs before `flag`], [runs after it]): each run a comma-separated list of paths."""
     args = [a for a in sys.argv[1:] if a != "--show"]
-    cut = args.index("--boards") if "--boards" in args else len(args)
-    main("--show" in sys.argv, [a.split(",") for a in args[:cut]], [a.split(",") for a in args[cut + 1:]])
+    cut = args.index(flag) if flag in args else len(args)
+    return "--show" in sys.argv, [a.split(",") for a in args[:cut]], [a.split(",") for a in args[cut + 1:]]
+
+
+if __name__ == "__main__":
+    main(*command_line("--boards"))
