@@ -527,6 +527,17 @@ class SetsByTheL2(unittest.TestCase):
         self.assertEqual(self.class_of("AsyncCopy/copy_bandwidth_ld_st_cg/bytes:1073741824/manual_time",
                                        {"bytes": 1 << 30}), "dram_bandwidth")
 
+    def test_global_atomics_on_few_lanes_per_counter_are_placed(self):
+        """Counters of 1-4 lanes land in whichever L2 slices: identical runs 8.7% (red) and 13-15% (atom) apart."""
+        for registered, lanes, expected in (("Atomics/global/red/warp", 1, "capacity_edge"),
+                                            ("Atomics/global/atom/warp", 4, "capacity_edge"),
+                                            ("Atomics/global/red/warp", 32, "cache_bandwidth"),
+                                            ("Atomics/global/red/gpu", 32, "cache_bandwidth"),
+                                            ("Atomics/shared/red/warp", 1, "sm_clocks")):
+            raw = row(f"{registered}/lanes_per_address:{lanes}/manual_time", atomics_per_clock=250.0)
+            raw["gpubench"].update(registered=registered, args={"lanes_per_address": lanes})
+            self.assertEqual(self.noise.class_of(self.Row(raw), "atomics_per_clock", self.context), expected, registered)
+
     def test_a_link_copy_of_100_us_is_a_short_launch(self):
         """Two identical full node runs moved the 32 MiB peer copies (95-110 us) 0.6-1.6%, the 256 MiB ones 0.35%."""
         for us, expected in ((95.0, "short_launch"), (690.0, "link_bandwidth")):
