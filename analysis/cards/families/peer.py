@@ -1,5 +1,6 @@
 """Peer: copies to and from another GPU against its NVLink links, kernels reading and writing peer memory,
 and load-to-use latency in peer memory against local memory (docs/experiments/peer.md)."""
+from analysis.cards.noise import launch_us
 from analysis.model.values import Value, mean_rows, short, size_text
 
 FAMILIES = ("Peer",)
@@ -15,7 +16,6 @@ SHORT_LINK_COPY_US = 200.0
 def noise_class(row, quantity, context):
     if NOISE.get(quantity) != "link_bandwidth":
         return None
-    from analysis.cards.noise import launch_us  # here: noise.py reads the families
     us = launch_us(row)
     return "short_launch" if us is not None and us < SHORT_LINK_COPY_US else None
 

@@ -88,14 +88,14 @@ def tlb_levels(report):
 
 
 def last_tlb_step(report):
-    """(last size on the plateau past NEAR_TLB_SPAN, first size LAST_TLB_STEP above it, its cycles, the plateau's)
-    or None: the reach of the last translation level before page walks, where the sweep's largest sets (as many as
-    fit the GPU's free memory) get there (an H100's 80 GB do not)."""
+    """(the sizes from NEAR_TLB_SPAN to the first LAST_TLB_STEP above the plateau before it, that size's cycles, the
+    plateau's) or None: the reach of the last translation level before page walks, where the sweep's largest sets (as
+    many as fit the GPU's free memory) get there (an H100's 80 GB do not)."""
     points = [p for p in levels.points(report, "PointerChase/tlb", "cycles_per_load", None) if p[0] >= NEAR_TLB_SPAN]
     for index in range(1, len(points)):
         plateau = statistics.mean(c for _, c in points[:index])
         if points[index][1] > plateau * (1 + LAST_TLB_STEP):
-            return points[index - 1][0], points[index][0], points[index][1], plateau
+            return [s for s, _ in points[:index + 1]], points[index][1], plateau
     return None
 
 
@@ -241,9 +241,8 @@ def tlb_and_carveout(report):
         yield Value.missing("tlb.reach_bytes", TLB, label, "bytes")
     last = last_tlb_step(report)
     if last:
-        reach, beyond, cycles, plateau = last
-        sizes = [s for s, _ in levels.points(report, "PointerChase/tlb", "cycles_per_load", None)
-                 if NEAR_TLB_SPAN <= s <= beyond]
+        sizes, cycles, plateau = last
+        reach, beyond = sizes[-2:]
         yield Value("tlb.last_reach_bytes", TLB, "Last TLB level's reach (2 MiB pages)", reach, "bytes",
                     Sweep("PointerChase/tlb", sizes, {"stride": 2097152}),
                     f"{size_text(reach)} .. {size_text(beyond)}: {plateau:.1f} then {cycles:.1f} cycles per load",
