@@ -74,4 +74,4 @@ def main(show, board_runs, judged_runs):
 
 
 if __name__ == "__main__":
-    main(*command_line("--judge"))
+    main(*command_line("--judge", least_runs=2))  # a pair at least: deviations are read between runs

@@ -204,11 +204,22 @@ def write_model(model, found):
     print(f"{noise.MODEL}: {found}")
 
 
-def command_line(flag):
-    """(--show given, [runs before `flag`], [runs after it]): each run a comma-separated list of paths."""
+def command_line(flag, least_runs=1):
+    """(--show given, [runs before `flag`], [runs after it]): each a comma-separated list of at least `least_runs`
+    existing paths, and at least one before `flag`; otherwise one line and exit 1, the model untouched."""
     args = [a for a in sys.argv[1:] if a != "--show"]
     cut = args.index(flag) if flag in args else len(args)
-    return "--show" in sys.argv, [a.split(",") for a in args[:cut]], [a.split(",") for a in args[cut + 1:]]
+    before, after = [a.split(",") for a in args[:cut]], [a.split(",") for a in args[cut + 1:]]
+    name = os.path.basename(sys.argv[0])
+    if not before:
+        sys.exit(f"{name}: name the runs (RUN.json,RUN.json ...); see its docstring")
+    for paths in before + after:
+        if len(paths) < least_runs:
+            sys.exit(f"{name}: {','.join(paths)}: give at least {least_runs} runs of one group, comma-separated")
+        missing = [p for p in paths if not os.path.isfile(p)]
+        if missing:
+            sys.exit(f"{name}: {missing[0]}: no such file")
+    return "--show" in sys.argv, before, after
 
 
 if __name__ == "__main__":
