@@ -190,6 +190,13 @@ RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& o
   return result;
 }
 
+RunResult fastest_launch(const RunResult& result) {
+  RunResult fastest = result;
+  fastest.cycles = result.cycles_min;
+  fastest.ns = cycles_to_ns(result.cycles_min, result.sm_mhz);
+  return fastest;
+}
+
 void report_per(benchmark::State& state, const RunResult& result, const std::string& unit, double count) {
   state.counters[counters::per(counters::kCycles, unit)] = result.cycles / count;
   state.counters[counters::per(counters::kNs, unit)] = result.ns / count;

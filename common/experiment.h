@@ -56,6 +56,11 @@ struct RunResult {
 // registration turns that into an error row.
 RunResult run(benchmark::State& state, const Launch& launch, const RunOptions& options = {});
 
+// The result as its fastest timed launch: a latency row's answer. Some launches of a chain run ~2.8% longer
+// in clock64 cycles (block 0 waits), in a share that moves from run to run, so the mean moved 2.7% between
+// identical runs where the fastest moved 0.04% (4 H200s, docs/results/2026-11-28-full-node-pair).
+RunResult fastest_launch(const RunResult& result);
+
 // <quantity>_per_<unit> for the result's cycles and ns, e.g. cycles_per_path.
 void report_per(benchmark::State& state, const RunResult& result, const std::string& unit, double count);
 

@@ -34,13 +34,18 @@ static_assert((kIterationsShared | kIterationsPerWarp | kIterationsPerGpu) % ker
 constexpr int kPlacements = 8;
 constexpr std::size_t kPlacementStepWords = (std::size_t{64} << 20) / sizeof(unsigned);
 
+// Global rows take kPlacements sets of counters 64 MiB apart (449 MiB on an H100); shared rows only copy
+// their block's counters out, one word a thread.
 struct AtomicBuffers {
-  explicit AtomicBuffers(std::size_t threads)
-      : counters((kPlacements - 1) * kPlacementStepWords + threads), tickets(threads) {
+  AtomicBuffers(std::size_t threads, int placements)
+      : placements(placements),
+        counters(static_cast<std::size_t>(placements - 1) * kPlacementStepWords + threads),
+        tickets(threads) {
     counters.fill_bytes(0, stream());
   }
   // The next global launch's set of counters (one per thread: enough for every sharing).
-  unsigned* next_placement() { return counters.data() + (launches++ % kPlacements) * kPlacementStepWords; }
+  unsigned* next_placement() { return counters.data() + (launches++ % placements) * kPlacementStepWords; }
+  int placements;
   DeviceBuffer<unsigned> counters;
   DeviceBuffer<unsigned> tickets;
   std::size_t launches = 0;
@@ -61,7 +66,9 @@ void atomic_rows(benchmark::State& state) {
   const int lanes = static_cast<int>(arg(state, "lanes_per_address"));
   const int blocks = device().sm_count * kBlocksPerSm;
   const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kAtomicThreads;
-  AtomicBuffers& b = cache.get({static_cast<std::int64_t>(threads)}, [&] { return AtomicBuffers(threads); });
+  const int placements = kShared ? 1 : kPlacements;
+  AtomicBuffers& b = cache.get({static_cast<std::int64_t>(threads), placements},
+                               [&] { return AtomicBuffers(threads, placements); });
   const int iterations = kShared                             ? kIterationsShared
                          : sharing == AtomicSharing::kPerGpu ? kIterationsPerGpu
                                                              : kIterationsPerWarp;

@@ -1,6 +1,8 @@
 // Without a GPU, a GPU benchmark must end as one skipped row with a one-line reason, not a crash.
 #include "common/benchmark_compat.h"
 #include "common/detail/gpu_session.h"
+#include "common/detail/cycle_stats.h"
+#include "common/experiment.h"
 #include "test/common/self_test_benchmark.h"
 
 #include <gtest/gtest.h>
@@ -33,6 +35,27 @@ TEST(BuildArchitectures, ArchitectureSpecificSassCountsAsNativeCode) {
   EXPECT_FALSE(architectures_have_sass_for("90-virtual", 9, 0));
   EXPECT_FALSE(architectures_have_sass_for("80-real;100-virtual", 10, 0));
   EXPECT_FALSE(architectures_have_sass_for("90a-real", 8, 9));
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// A latency row reports its fastest launch; the mean stays in `cycles` and the clock is kept.
+TEST(FastestLaunch, TakesTheFastestLaunchsCyclesAtTheMeasuredClock) {
+  RunResult measured;
+  measured.cycles = 561221.0;
+  measured.cycles_min = 543920.0;
+  measured.sm_mhz = 1980.0;
+  measured.ns = cycles_to_ns(measured.cycles, measured.sm_mhz);
+  const RunResult fastest = fastest_launch(measured);
+  EXPECT_DOUBLE_EQ(fastest.cycles, 543920.0);
+  EXPECT_DOUBLE_EQ(fastest.cycles_min, 543920.0);
+  EXPECT_DOUBLE_EQ(fastest.sm_mhz, 1980.0);
+  EXPECT_DOUBLE_EQ(fastest.ns, cycles_to_ns(543920.0, 1980.0));
+  EXPECT_DOUBLE_EQ(measured.cycles, 561221.0);
 }
 
 }  // namespace
