@@ -3,6 +3,7 @@
 has two calibrated floors, run to run on one board and board to board, that hold on any GPU (noise_model.json, made
 from runs of identical code on several boards of more than one SKU). A result of no class is shown, never judged."""
 import json
+import math
 import os
 import re
 
@@ -130,12 +131,10 @@ def scope(uuid_before, uuid_after):
 ROW_FLOORS = "row_rule_floors"
 ROW_FLOORS_CROSS = "row_rule_floors_cross_board"  # the same, board to board
 ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration runs, where above KNOWN_WIDTH_LEAST
-# The rows (names without /gpu:N) the rule calibration measured in pairs: a result of any other row has no evidence of
-# its own quietness, and gets the widest its class moved in that scope (`<scope>_largest`). A full preset's pair of an
-# unseen H100 claimed 13 changes of 8914 against its class's typical floors, 5 so (docs/results/2026-11-28-edges).
+# The rows (names without /gpu:N) the rule calibration measured in pairs: any other row's result gets the widest its
+# class moved in that scope (`<scope>_largest`); an unseen H100's full pair claimed 13 of 8914 without (2026-11-28-edges).
 RULE_ROWS = "rule_rows"
-# {GPU name: {"row quantity": deviation}}: a result that moves from run to run more than its class, on that SKU
-ROW_SIGMA = "row_repeat_sigma_by_gpu"
+ROW_SIGMA = "row_repeat_sigma_by_gpu"  # {GPU name: {"row quantity": deviation}}: where a result moves more than its class
 _GPU_TAG = re.compile(r"/gpu:\d+")
 
 
@@ -161,13 +160,13 @@ def _rule_rows(model):
     return _RULE_ROW_SETS[id(rows)][1]
 
 
-def floor(model, cls, where, rule=False, result=None):
+def floor(model, cls, where, rule=False, result=None, gpu_name=None):
     """The class's calibrated floor in this scope, or None when the model has none (the result is not judged).
     `rule`: both runs measured under the stopping rule, whose shorter runs move more from run to run (floors made
     from such runs, `<scope>_rule`; board to board at least the fixed-effort floor, made from more boards than the
     rule runs had). `result` ("row quantity", without /gpu:N): a result with a floor of its own (it moved more than
     its class in the calibration runs, or was seen in enough pairs on enough boards) keeps it on one board; board to
-    board it only widens the class's."""
+    board it only widens the class's. `gpu_name`: a placed result's floor on one board holds its SKU's PLACED_SIGMA."""
     entry = model.get("classes", {}).get(cls)
     if not entry:
         return None
@@ -180,8 +179,9 @@ def floor(model, cls, where, rule=False, result=None):
         own = max(own or 0.0, ruled, entry.get(f"{where}_largest") or 0.0)  # a row no calibration pair measured
     if where != CROSS_BOARD and cls in PLACED:
         # Placement at an edge lands a set in one of two states run to run: a few rule pairs that saw one state set
-        # no floor under the fixed-effort runs' (more runs, more boards): a 38 MiB chase of an H200 2.3% apart.
-        return max(ruled, fixed, own or 0.0)
+        # no floor under the fixed-effort runs' (more runs, more boards), nor under the SKU's calibrated placement.
+        placed = model.get(PLACED_SIGMA, {}).get(gpu_name, {})
+        return max(ruled, fixed, own or 0.0, Z95 * math.sqrt(2) * max(placed.get(cls, 0.0), placed.get(result, 0.0)))
     if where != CROSS_BOARD:
         return ruled if own is None else own
     own_across = model.get(ROW_FLOORS_CROSS, {}).get(result, 0.0) if result else 0.0

@@ -215,7 +215,7 @@ def compare_rows(before, after, model, where, show_diagnostics=False, fixed=(), 
             elif role == "result":
                 rule = b.by_rule and a.by_rule
                 result = noise.result_name(row.key, quantity)
-                floor = noise.floor(model, cls, where, rule, result)
+                floor = noise.floor(model, cls, where, rule, result, (context or {}).get("gpu_name"))
                 width_b, width_a = b.half_width(quantity), a.half_width(quantity)
                 noisy = noisier_side(b, a, quantity, floor, noise.known_width(model, result)) if rule else None
                 if noisy:

@@ -9,7 +9,8 @@ preset and one code:
   those named: where its node pairs need more than the class's deviation of a GPU alone.
 - placed_repeat_sigma_by_gpu (noise.PLACED_SIGMA), per SKU and class whose results move with where pages or SMs land
   (noise.PLACED), from the rule runs of a GPU alone and the boards named after --boards (each board's runs of one
-  preset, comma-separated): where those boards' pairs need more than the class's deviation on the SKU.
+  preset, comma-separated, or a node's, its GPUs' pairs together): where those boards' pairs need more than the
+  class's deviation on the SKU.
 Each is the least deviation that leaves at most 5% of those repeated values outside the other run's stated interval.
 Each node (or board) named on the command line (its runs, comma-separated) is judged first by the deviations the
 other nodes (boards) give (leave one out). Other entries stay as they are. Run from the repository's root:
@@ -179,9 +180,9 @@ def main(show, node_runs, board_runs=()):
     print(f"node deviations from {len(nodes) + len(extra)} nodes: {found[noise.NODE_SIGMA]}")
     # The class's own deviation holds the rule runs' boards; the boards beyond them, each preset of each alike, say
     # whether the SKU needs more.
-    boards = [pairs for paths in board_runs for (_, node), pairs in ordered_pairs(paths).items() if not node]
-    per_board = [[p for (_, node), pairs in ordered_pairs(paths).items() if not node for p in pairs]
-                 for paths in board_runs]
+    # A node's GPU places its pages as a GPU alone does: a node's pair named here is a group of its SKU's boards.
+    boards = [pairs for paths in board_runs for pairs in ordered_pairs(paths).values()]
+    per_board = [[p for pairs in ordered_pairs(paths).values() for p in pairs] for paths in board_runs]
     judge_left_out(model, noise.PLACED_SIGMA, placed_sigmas, [], list(zip(board_runs, per_board)))
     found[noise.PLACED_SIGMA] = placed_sigmas(model, boards)
     print(f"placed deviations from {len(boards)} groups of {len(board_runs)} boards: {found[noise.PLACED_SIGMA]}")
