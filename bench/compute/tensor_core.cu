@@ -214,8 +214,9 @@ void wgmma_row(benchmark::State& state, bool latency) {
         },
         tensor_counters(op.input));
     const double instructions = static_cast<double>(groups) * per_group;
-    const RunResult reported = latency ? fastest_launch(result) : result;  // a latency: the fastest launch
-    report_per(state, reported, "wgmma", instructions);  // per instruction of one warpgroup
+    // Per instruction of one warpgroup; a latency row's from its fastest launch.
+    const RunResult reported = latency ? fastest_launch(result) : result;
+    report_per(state, reported, "wgmma", instructions);
     report_rate(state, reported, instructions * warpgroups * 2.0 * kernels::kWgmmaM * N * op.k, op.input);
   });
 }

@@ -67,8 +67,8 @@ void atomic_rows(benchmark::State& state) {
   const int blocks = device().sm_count * kBlocksPerSm;
   const std::size_t threads = static_cast<std::size_t>(blocks) * kernels::kAtomicThreads;
   const int placements = kShared ? 1 : kPlacements;
-  AtomicBuffers& b = cache.get({static_cast<std::int64_t>(threads), placements},
-                               [&] { return AtomicBuffers(threads, placements); });
+  AtomicBuffers& b =
+      cache.get({static_cast<std::int64_t>(threads), placements}, [&] { return AtomicBuffers(threads, placements); });
   const int iterations = kShared                             ? kIterationsShared
                          : sharing == AtomicSharing::kPerGpu ? kIterationsPerGpu
                                                              : kIterationsPerWarp;

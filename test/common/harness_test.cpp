@@ -1,7 +1,7 @@
 // Without a GPU, a GPU benchmark must end as one skipped row with a one-line reason, not a crash.
 #include "common/benchmark_compat.h"
-#include "common/detail/gpu_session.h"
 #include "common/detail/cycle_stats.h"
+#include "common/detail/gpu_session.h"
 #include "common/experiment.h"
 #include "test/common/self_test_benchmark.h"
 
