@@ -122,12 +122,25 @@ def seen_range(key, context, limits):
     new boards for 22. 0 where no limit keeps a range."""
     found = [0.0]
     for _, entry in layer_entries(context, limits):
-        limit = entry["ranges"].get(key)
-        seen = (limit or {}).get("seen")
-        if seen and limit.get("median"):
-            boards = max(int(limit.get("boards") or 2), 2)
-            found.append(abs((seen[1] - seen[0]) / limit["median"]) * (1 + 2 / (boards - 1)))
+        ranges = entry["ranges"]
+        for limit in [ranges[key]] if key in ranges else [ranges[k] for k in argument_siblings(key, ranges)]:
+            seen = limit.get("seen")
+            if seen and limit.get("median"):
+                boards = max(int(limit.get("boards") or 2), 2)
+                found.append(abs((seen[1] - seen[0]) / limit["median"]) * (1 + 2 / (boards - 1)))
     return max(found)
+
+
+def argument_siblings(key, ranges):
+    """Keys of `ranges` that name the same measurement as `key` at another value of its trailing argument
+    (memory.cluster.dsmem_latency_6: _2, _4, _8, _16). A value the calibration never read (the full preset's cluster
+    of 6) spreads board to board as its measured arguments do, not by the bare floor: which SMs share a GPC moves
+    every cluster size's DSMEM latency together (x2c, 2026-11-28-full-node-2gpu: GPU-710d2f97 3.5-5.1% above its
+    node's other board at clusters of 3 to 8, both runs alike)."""
+    stem, _, argument = key.rpartition("_")
+    if not stem or not argument.isdigit():
+        return []
+    return [k for k in ranges if k != key and k.rpartition("_")[0] == stem and k.rpartition("_")[2].isdigit()]
 
 
 def node_checks(cards, limits):

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -131,6 +132,41 @@ class Node(unittest.TestCase):
         self.assertNotIn("mlp.gpu.fraction_of_stream", keys)
         self.assertNotIn("bandwidth.copy_vs_memcpy", keys)
         self.assertEqual([s for *_, s, _ in judged][1:], [verdicts.NO_LIMITS] * 3)
+
+
+class UnreadArguments(unittest.TestCase):
+    """The full preset reads DSMEM latency at cluster sizes no calibration read (3, 5, 6, 7, 9-15). Two healthy H200s
+    of one host (x2c, 2026-11-28-full-node-2gpu) read a cluster of 6 at 215.2 (GPU-710d2f97) and 204.8 cycles
+    (GPU-79c1701b), both runs alike: against the bare 4% floor the first was drained. Its read sizes' range is the
+    tolerance; a fault past that range is still named."""
+    RANGES = {"memory.cluster.dsmem_latency_8": {"median": 205.8, "seen": [193.8, 210.4], "boards": 8},
+              "memory.cluster.dsmem_latency_16": {"median": 202.5, "seen": [200.5, 202.5], "boards": 8},
+              "memory.cluster.dsmem_latency_max": {"median": 1.0, "seen": [0.0, 1.0], "boards": 8}}
+    LIMITS = {"version": 3, "architectures": {"sm_90": {"ranges": RANGES}}, "skus": {}}
+    CONTEXT = {"gpu_name": "NVIDIA H200", "gpu_compute_capability": "9.0"}
+
+    def node(self, first, limits):
+        def card_of(value):
+            return types.SimpleNamespace(
+                context=self.CONTEXT,
+                values=[{"key": "memory.cluster.dsmem_latency_6", "label": "another block's, cluster of 6",
+                         "value": value, "unit": "cycles", "better": "lower", "spread": 0.0}])
+        return layers.node_checks([(0, card_of(first)), (1, card_of(204.8))], limits)[0][0]
+
+    def test_a_size_never_read_takes_its_read_sizes_range(self):
+        self.assertEqual(sorted(layers.argument_siblings("memory.cluster.dsmem_latency_6", self.RANGES)),
+                         ["memory.cluster.dsmem_latency_16", "memory.cluster.dsmem_latency_8"])
+        self.assertEqual(layers.argument_siblings("memory.cluster.smem_latency", self.RANGES), [])
+        self.assertAlmostEqual(layers.seen_range("memory.cluster.dsmem_latency_6", self.CONTEXT, self.LIMITS),
+                               (210.4 - 193.8) / 205.8 * (1 + 2 / 7))
+        # A size read keeps its own range.
+        self.assertAlmostEqual(layers.seen_range("memory.cluster.dsmem_latency_16", self.CONTEXT, self.LIMITS),
+                               2.0 / 202.5 * (1 + 2 / 7))
+
+    def test_the_healthy_pair_is_inside_and_a_fault_past_the_range_named(self):
+        self.assertFalse(self.node(215.2, NO_LIMITS)["inside"])  # the bare floor: drained
+        self.assertTrue(self.node(215.2, self.LIMITS)["inside"])
+        self.assertFalse(self.node(204.8 * 1.15, self.LIMITS)["inside"])
 
 
 class Links(unittest.TestCase):
