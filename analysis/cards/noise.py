@@ -214,13 +214,13 @@ def of_sku(model, key, gpu_name):
 # beyond its class's: on runs of a board, a tensor core's wgmma held at 1760-1815 MHz ran at another clock next run.
 HELD_CLOCK_SIGMA = "held_clock_sigma_by_gpu"
 
-
 # {class: deviation}: a class's run-to-run deviation between runs of a node (every GPU at once), where it is wider than
 # a GPU's alone: its GPUs share the host, its power and its heat (a chase's ns moved 0.1-0.6% where alone 0.05%).
 NODE_SIGMA = "node_repeat_sigma"
 # {GPU name: {class or "row quantity": deviation}}: a placed class's (or result's) on that SKU's boards, where wider
 PLACED_SIGMA = "placed_repeat_sigma_by_gpu"
-# {preset: {class: deviation}}: a class's in a preset's runs, where wider (an H100's full runs' cycle counts 5.3-5.9%)
+# {preset: {class or result: deviation}}: a class's in a preset's runs, where wider (an H100's full runs' cycle counts
+# 5.3-5.9%); a result's (less its /peer:N: a link copy of one size and direction to any peer) where wider still
 PRESET_SIGMA = "preset_repeat_sigma"
 
 
@@ -271,18 +271,18 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     calibration had runs of it and it is wider. `headroom` (clock_headroom): how far below the board's top clock the
     row ran, added whole, like the clock's step, to a result that moves with the SM clock; `held` (clock_held): the
     power manager's wander of the clock it picks (HELD_CLOCK_SIGMA) added to such a result's deviation; `node`,
-    `preset`: the class's between runs of a node, or of that preset, where wider (NODE_SIGMA, PRESET_SIGMA); a placed
-    class's on the SKU (PLACED_SIGMA). `result` ("row quantity", result_name): a result that moved more than its
-    class on this SKU (a chase at a capacity edge, a row at two levels) states its own, wider deviation."""
+    `preset`: the class's (or result's) between runs of a node, or of that preset, where wider (NODE_SIGMA,
+    PRESET_SIGMA); a placed class's on the SKU (PLACED_SIGMA). `result` ("row quantity", result_name): a result that
+    moved more than its class on this SKU (a chase at a capacity edge, a row at two levels) states its own."""
     if within is None or cls in NOT_JUDGED:
         return None  # a class whose rows the host moves: no precision of the board's to state
     entry = (model.get("classes", {}).get(cls) or {}) if cls else {}
     # A SKU's own only widens the pooled one: two H200s' 0.019% left unseen H200s' L2 chases 28% outside (held-out).
     sku = entry.get("repeat_sigma_by_gpu", {}).get(gpu_name)
     own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
-    placed = model.get(PLACED_SIGMA, {}).get(gpu_name, {})
+    placed, of_preset = model.get(PLACED_SIGMA, {}).get(gpu_name, {}), model.get(PRESET_SIGMA, {}).get(preset, {})
     wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None, placed.get(cls), placed.get(result),
-             model.get(PRESET_SIGMA, {}).get(preset, {}).get(cls))
+             of_preset.get(cls), of_preset.get(re.sub(r"/peer:\d+", "", result or "")))
     sigma = max((s for s in (entry.get("repeat_sigma"), sku, own, *wider) if s is not None), default=None)
     if sigma is None:
         return within
