@@ -5,10 +5,9 @@ from runs of identical code on several boards of more than one SKU). A result of
 import json
 import math
 import os
-import re
 
 from analysis.cards import families
-from analysis.model.row import per_clock
+from analysis.model.row import per_clock, preset_key, result_name  # noqa: F401 (noise.result_name)
 
 MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "noise_model.json")
 SAME_BOARD, CROSS_BOARD = "same_board", "cross_board"
@@ -135,12 +134,6 @@ ROW_WIDTHS = "row_rule_widths"  # a result's widest interval in the calibration 
 # class moved in that scope (`<scope>_largest`); an unseen H100's full pair claimed 13 of 8914 without (2026-11-28-edges).
 RULE_ROWS = "rule_rows"
 ROW_SIGMA = "row_repeat_sigma_by_gpu"  # {GPU name: {"row quantity": deviation}}: where a result moves more than its class
-_GPU_TAG = re.compile(r"/gpu:\d+")
-
-
-def result_name(row_key, quantity):
-    """A result's name in the model: its row's key, less a node run's /gpu:N, and the quantity."""
-    return f"{_GPU_TAG.sub('', row_key)} {quantity}"
 KNOWN_WIDTH_LEAST = 0.005
 
 
@@ -219,8 +212,8 @@ HELD_CLOCK_SIGMA = "held_clock_sigma_by_gpu"
 NODE_SIGMA = "node_repeat_sigma"
 # {GPU name: {class or "row quantity": deviation}}: a placed class's (or result's) on that SKU's boards, where wider
 PLACED_SIGMA = "placed_repeat_sigma_by_gpu"
-# {preset: {class or result: deviation}}: a class's in a preset's runs, where wider (an H100's full runs' cycle counts
-# 5.3-5.9%); a result's (less its /peer:N: a link copy of one size and direction to any peer) where wider still
+# {preset: {class or preset_key: deviation}}: a class's in a preset's runs, where wider (an H100's full runs' cycle
+# counts 5.3-5.9%); a link copy's or a family's results', where wider still (analysis/model/row.py preset_key)
 PRESET_SIGMA = "preset_repeat_sigma"
 
 
@@ -282,7 +275,7 @@ def stated_half_width(model, cls, within, gpu_name=None, result=None, headroom=0
     own = model.get(ROW_SIGMA, {}).get(gpu_name, {}).get(result) if result else None
     placed, of_preset = model.get(PLACED_SIGMA, {}).get(gpu_name, {}), model.get(PRESET_SIGMA, {}).get(preset, {})
     wider = (model.get(NODE_SIGMA, {}).get(cls) if node else None, placed.get(cls), placed.get(result),
-             of_preset.get(cls), of_preset.get(re.sub(r"/peer:\d+", "", result or "")))
+             of_preset.get(cls), of_preset.get(preset_key(result, cls)) if result else None)
     sigma = max((s for s in (entry.get("repeat_sigma"), sku, own, *wider) if s is not None), default=None)
     if sigma is None:
         return within

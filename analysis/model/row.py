@@ -10,6 +10,7 @@ TIME_SUFFIXES = {"manual_time", "real_time", "process_time"}
 GPU_TAG = re.compile(r"^gpu:(\d+)$")
 GPU_SEGMENT = re.compile(r"/gpu:\d+(?=/|$)")
 EFFORT_SUFFIX = re.compile(r"/(?:iterations|min_time|repeats):[^/]+")
+PEER_SEGMENT = re.compile(r"/peer:\d+")
 # Runs from before schema 2 name no results: their result quantities by the catalog's rule of today.
 LEGACY_RESULTS = (("bytes_per_second", "higher"), ("fraction_of_peak", "higher"), ("bytes_per_clock_per_sm", "higher"),
                   ("cycles_per_", "lower"), ("ns_per_", "lower"))
@@ -177,3 +178,17 @@ def _legacy_results(raw):
             if key == prefix or (prefix.endswith("_") and key.startswith(prefix)):
                 found[key] = better
     return found or {"time": "lower"}
+
+
+def result_name(row_key, quantity):
+    """A result's name in the noise model (analysis/cards/noise.py): its row's key, less a node run's /gpu:N, and the
+    quantity."""
+    return f"{GPU_SEGMENT.sub('', row_key)} {quantity}"
+
+
+def preset_key(result, cls):
+    """Where a result's own deviation in a preset is kept (noise.PRESET_SIGMA): a link copy's under its name less its
+    /peer:N (a copy of one size and direction, to any peer); any other's under its family's and class's."""
+    if cls == "link_bandwidth":
+        return PEER_SEGMENT.sub("", result)
+    return f"{'/'.join(result.split(' ')[0].split('/')[:2])} {cls}"
