@@ -3,9 +3,11 @@
 least run-to-run deviation that leaves at most 5% of the preset's repeated values outside the other run's stated
 interval, where the class's own leaves more. It is made from pairs of one board, one preset and one code (each board's
 pair weighs alike), each board judged first by the deviation the others give (leave one out); runs named after
---judge (a pair each, comma-separated) are judged by it and take no part in making it. A link copy of one size and
-direction (to any peer) seen in 3 pairs or more states its own where its class's leaves it more than 5% outside. Run from the repository's root,
-after deviations.py (docs/results/2026-11-28-held-out/README.md, "Making the model again"):
+--judge (a pair each, comma-separated) are judged by it and take no part in making it. Within a class, a link copy
+of one size and direction (to any peer) and a family's results (noise.preset_key), seen on 2 boards in 3 pairs or
+more, state their own where the class's leaves them more than 5% outside. Any preset whose runs are given: the full
+and the quick. Run from the repository's root, after deviations.py (docs/results/2026-11-28-held-out/README.md,
+"Making the model again"):
 
     preset_deviations.py [--show] BOARD_RUN.json,BOARD_RUN.json ... [--judge RUN.json,RUN.json ...]
 """
@@ -91,7 +93,7 @@ def main(show, board_runs, judged_runs):
     model[noise.PRESET_SIGMA] = found
     model["made_preset_deviations"] = {
         "runs": sum(len(paths) for paths in board_runs),
-        "source": "the full pairs " + "; ".join(",".join(os.path.basename(p) for p in paths) for paths in board_runs)
+        "source": "the pairs of one board and preset " + "; ".join(",".join(os.path.basename(p) for p in paths) for paths in board_runs)
         + ", by docs/results/2026-11-28-full-node-pair/preset_deviations.py"}
     write_model(model, found)
 
