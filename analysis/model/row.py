@@ -191,4 +191,9 @@ def preset_key(result, cls):
     /peer:N (a copy of one size and direction, to any peer); any other's under its family's and class's."""
     if cls == "link_bandwidth":
         return PEER_SEGMENT.sub("", result)
-    return f"{'/'.join(result.split(' ')[0].split('/')[:2])} {cls}"
+    return f"{result_family(result)} {cls}"
+
+
+def result_family(result):
+    """The family a result's name (result_name) belongs to: Cluster/dsmem_bandwidth of its row's key."""
+    return "/".join(result.split(" ")[0].split("/")[:2])

@@ -135,7 +135,7 @@ def argument_siblings(key, ranges):
     """Keys of `ranges` that name the same measurement as `key` at another value of its trailing argument
     (memory.cluster.dsmem_latency_6: _2, _4, _8, _16). A value the calibration never read (the full preset's cluster
     of 6) spreads board to board as its measured arguments do, not by the bare floor: which SMs share a GPC moves
-    every cluster size's DSMEM latency together (x2c, 2026-11-28-full-node-2gpu: GPU-710d2f97 3.5-5.1% above its
+    every cluster size's DSMEM latency together (x2c, 2026-11-28-two-gpu-full-pair: GPU-710d2f97 3.5-5.1% above its
     node's other board at clusters of 3 to 8, both runs alike)."""
     stem, _, argument = key.rpartition("_")
     if not stem or not argument.isdigit():
@@ -181,7 +181,8 @@ def node_checks(cards, limits):
                 high = ref * (1 + tolerance) if better in ("lower", "exact") else None
                 out[gpu].append({"key": key, "label": v["label"], "value": v["value"], "unit": v["unit"],
                                  "better": better, "low": low, "high": high, "inside": inside, "layer": "node",
-                                 "count": len(others), "reference": ref, "off": off,
+                                 "count": len(others), "reference": ref, "off": off, "tolerance": tolerance,
+                                 "guard": guard,
                                  "source": f"median of the node's {len(others)} other {name} GPU(s), "
                                            f"tolerance {tolerance:.1%}"})
     return out

@@ -15,7 +15,8 @@ sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-full
 sys.path.insert(0, os.path.join(os.getcwd(), "docs", "results", "2026-11-28-node-full"))
 from analysis.cards import noise  # noqa: E402
 import preset_deviations  # noqa: E402
-from deviations import ordered_pairs  # noqa: E402
+from deviations import command_line, ordered_pairs  # noqa: E402
+from analysis.model.row import result_family  # noqa: E402
 
 NOT_JUDGED = ("x4j", "x4n", "h1b", "h1f", "h1m")
 
@@ -34,7 +35,7 @@ def main(board_runs):
             judged = dict(model, **{noise.PRESET_SIGMA: sigmas})
             outside, total = collections.Counter(), collections.Counter()
             for change, row, quantity, context, cls in groups[i]:
-                family = "/".join(noise.result_name(row.key, quantity).split("/")[:2]) + " " + cls
+                family = f"{result_family(noise.result_name(row.key, quantity))} {cls}"
                 total[family] += 1
                 outside[family] += change > noise.stated_of_row(judged, row, quantity, context)
             worst = sorted((outside[f] / total[f], f) for f in total if total[f] >= 20)[-4:][::-1]
@@ -43,4 +44,4 @@ def main(board_runs):
 
 
 if __name__ == "__main__":
-    main([a.split(",") for a in sys.argv[1:]])
+    main(command_line("--judge", least_runs=2)[1])  # its runs checked as preset_deviations.py checks them

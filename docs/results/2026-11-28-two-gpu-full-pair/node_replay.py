@@ -22,10 +22,8 @@ def closest(paths, limits):
     for path in paths:
         cards = [(gpu, card.Card(part).build()) for gpu, part in cli.load(path).devices()]
         for gpu, checks in layers.node_checks(cards, limits).items():
-            values = {v["key"]: v for g, c in cards if g == gpu for v in c.values}
             for check in checks:
-                tolerance = float(check["source"].rsplit("tolerance ", 1)[1].rstrip("%")) / 100
-                guard = limit_table.guard(values[check["key"]]) / abs(check["value"]) if check["value"] else 0.0
+                tolerance, guard = check["tolerance"], check["guard"]
                 off = {"lower": check["off"], "higher": -check["off"]}.get(check["better"], abs(check["off"]))
                 found[check["key"]].append((off / (tolerance + guard), off, tolerance, os.path.basename(path), gpu,
                                             check["inside"]))
@@ -41,4 +39,7 @@ def main(paths):
 
 
 if __name__ == "__main__":
+    missing = [p for p in sys.argv[1:] if not os.path.isfile(p)]
+    if not sys.argv[1:] or missing:
+        sys.exit(f"node_replay.py: {missing[0] + ': no such file' if missing else 'name the node runs'}")
     main(sys.argv[1:])
