@@ -174,7 +174,7 @@ def floor(model, cls, where, rule=False, result=None, gpu_name=None):
         # Placement at an edge lands a set in one of two states run to run: a few rule pairs that saw one state set
         # no floor under the fixed-effort runs' (more runs, more boards), nor under the SKU's calibrated placement.
         placed = model.get(PLACED_SIGMA, {}).get(gpu_name, {})
-        return max(ruled, fixed, own or 0.0, Z95 * math.sqrt(2) * max(placed.get(cls, 0.0), placed.get(result, 0.0)))
+        return max(ruled, fixed, own or 0.0, Z_CLAIM * math.sqrt(2) * max(placed.get(cls, 0.0), placed.get(result, 0.0)))
     if where != CROSS_BOARD:
         return ruled if own is None else own
     own_across = model.get(ROW_FLOORS_CROSS, {}).get(result, 0.0) if result else 0.0
@@ -182,6 +182,9 @@ def floor(model, cls, where, rule=False, result=None, gpu_name=None):
 
 
 Z95 = 1.96
+# compare claims a change of a placed result beyond this many of its deviations of a difference: 1 in 1,000 identical
+# pairs by chance (its 95% stated interval leaves 1 in 20 outside, 2 of 17746 claims on x2g's full pair).
+Z_CLAIM = 3.29
 # The SM clock of a board steps between runs (an H100's between its 1980 and 1995 MHz bins): a result its class
 # counts in SM clocks moves with it where it is read in time (a nanosecond, a rate per second), and a result of what
 # the SM clock does not set (DRAM, a link: their own clocks) where it is read per SM clock. Such a result's stated
