@@ -182,8 +182,8 @@ def floor(model, cls, where, rule=False, result=None, gpu_name=None):
 
 
 Z95 = 1.96
-# compare claims a change of a placed result beyond this many of its deviations of a difference: 1 in 1,000 identical
-# pairs by chance (its 95% stated interval leaves 1 in 20 outside, 2 of 17746 claims on x2g's full pair).
+# compare claims a change in a placed result only beyond Z_CLAIM x sqrt 2 of its deviations: 1 identical pair in 1,000
+# goes that far by chance, where 1 in 20 passes its stated 95% interval (x2g's Normalize at 4x the L2: 7.4%, +-5.4%).
 Z_CLAIM = 3.29
 # The SM clock of a board steps between runs (an H100's between its 1980 and 1995 MHz bins): a result its class
 # counts in SM clocks moves with it where it is read in time (a nanosecond, a rate per second), and a result of what
